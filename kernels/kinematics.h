@@ -1,0 +1,58 @@
+// Kinematic motion evaluated on the device from simulation time, so that no substep needs the
+// host: shape poses (a sweeping sphere, a moving gripper) and driven particles (the held edges of
+// cloth_twist). Each motion is a pure function of time t [s]; the solver evaluates it at the end
+// of the substep (target pose) and at its start (previous pose, for surface velocities).
+#pragma once
+
+#include "kernels/math.h"
+
+namespace weft {
+
+enum class MotionType : int {
+  Static = 0,  // pose0 forever
+  Linear = 1,  // constant linear and angular velocity while startTime <= t <= stopTime
+};
+
+struct ShapeMotion {
+  MotionType type = MotionType::Static;
+  Transform pose0;        // pose at t = 0
+  Vec3 linearVelocity;    // [m/s], world frame
+  Vec3 angularVelocity;   // [rad/s], world frame, about the shape origin
+  float startTime = 0.0f;     // [s] motion begins
+  float stopTime = 1.0e30f;   // [s] motion ends; the pose stays where it stopped
+};
+
+WEFT_HD inline float activeDuration(float t, float start, float stop) {
+  const float tau = t - start;
+  return tau <= 0.0f ? 0.0f : (tau >= stop - start ? stop - start : tau);
+}
+
+WEFT_HD inline Transform poseAt(const ShapeMotion& m, float t) {
+  if (m.type == MotionType::Static) return m.pose0;
+  const float tau = activeDuration(t, m.startTime, m.stopTime);
+  Transform out;
+  out.p = m.pose0.p + m.linearVelocity * tau;
+  const float speed = length(m.angularVelocity);
+  out.q = speed > 0.0f ? normalize(quatFromAxisAngle(m.angularVelocity / speed, speed * tau) *
+                                   m.pose0.q)
+                       : m.pose0.q;
+  return out;
+}
+
+/// Rotates a set of held particles rigidly about an axis (cloth_twist's clamped edges).
+struct ParticleDriver {
+  Vec3 axisPoint;              // a point on the rotation axis [m]
+  Vec3 axisDirection{0, 0, 1}; // unit axis; rotation is right-handed about it
+  float angularSpeed = 0.0f;   // [rad/s]
+  float startTime = 0.0f;      // [s]
+  float stopTime = 1.0e30f;    // [s]
+};
+
+/// Position at time t of a particle that started at `initial` and is moved by driver d.
+WEFT_HD inline Vec3 drivenPosition(const ParticleDriver& d, const Vec3& initial, float t) {
+  const float angle = d.angularSpeed * activeDuration(t, d.startTime, d.stopTime);
+  const Quat q = quatFromAxisAngle(d.axisDirection, angle);
+  return d.axisPoint + rotate(q, initial - d.axisPoint);
+}
+
+}  // namespace weft

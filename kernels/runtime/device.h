@@ -1,0 +1,113 @@
+// Device: the execution context every buffer and launch belongs to.
+//
+// A Device is either the CPU backend (kernels run as OpenMP loops on the host) or one CUDA GPU
+// with its own non-blocking stream (kernels run as CUDA grids; memory operations and launches are
+// asynchronous on that stream and can be captured into a CUDA graph). It also carries what
+// launch() needs to know: the resolved launch policy (block sizes from the launch table), the
+// debug-launch switch (synchronize and log every launch) and an optional launch observer (the
+// tuner's recorder). `--device auto` picks CUDA when a GPU is visible, else the CPU.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <string_view>
+
+#include "tuning/kernel_ids.h"
+#include "tuning/launch_table.h"
+
+namespace weft {
+
+enum class Backend { Cpu, Cuda };
+enum class DeviceRequest { Auto, Cuda, Cpu };
+
+std::string_view backendName(Backend backend);
+/// "auto", "cuda" or "cpu"; anything else throws weft::Error listing the valid names.
+DeviceRequest parseDeviceRequest(std::string_view text);
+
+/// Number of CUDA GPUs this process can use (0 without a driver, without a GPU, or in a
+/// CPU-only build). Never throws.
+int visibleCudaDevices();
+/// Why no GPU can be used, as a sentence ("" if one can).
+std::string cudaUnavailableReason();
+
+struct GpuProperties {
+  GpuIdentity identity;
+  std::string driverVersion;   // e.g. "13.0" (CUDA driver API version)
+  std::string runtimeVersion;  // CUDA runtime this binary was built against
+  size_t totalMemoryBytes = 0;
+  size_t sharedMemoryPerBlockOptin = 0;
+  int maxThreadsPerBlock = 0;
+};
+
+/// One launch as seen by a LaunchObserver (the tuner's recorder). `replay` relaunches the same
+/// kernel with the same arguments on `stream` with another block (or tile) size.
+struct LaunchRecord {
+  KernelId id;
+  int count = 0;  // items (threads for elementwise kernels, tiles for tile kernels)
+  int size = 0;   // block size, or tile size
+  int grid = 0;
+  std::function<void(void* stream, int size)> replay;
+};
+
+class LaunchObserver {
+ public:
+  virtual ~LaunchObserver() = default;
+  virtual void onLaunch(const LaunchRecord& record) = 0;
+};
+
+struct DeviceOptions {
+  bool debugLaunches = false;  // synchronize and log every launch (also WEFT_DEBUG_LAUNCHES=1)
+  int cudaOrdinal = 0;
+};
+
+class Device {
+ public:
+  /// Opens the requested backend. Throws weft::Error when `Cuda` is requested and no GPU can be
+  /// used, saying why and how to fall back (--device cpu).
+  static std::unique_ptr<Device> open(DeviceRequest request, const DeviceOptions& options = {});
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  Backend backend() const { return backend_; }
+  bool isCuda() const { return backend_ == Backend::Cuda; }
+  /// GPU properties; only valid on the CUDA backend.
+  const GpuProperties& gpu() const { return gpu_; }
+  /// The GPU's identity for table matching, or null on the CPU backend.
+  const GpuIdentity* gpuIdentity() const { return isCuda() ? &gpu_.identity : nullptr; }
+  /// The cudaStream_t all work is issued on (null on the CPU backend).
+  void* stream() const { return stream_; }
+  /// Waits for all work issued so far; checks for asynchronous errors.
+  void synchronize() const;
+  /// True while a CUDA graph capture is recording this device's stream.
+  bool isCapturing() const;
+  /// "cuda (NVIDIA H100 80GB HBM3, sm_90, 132 SMs)" or "cpu (16 OpenMP threads)".
+  std::string describe() const;
+
+  const LaunchPolicy& launchPolicy() const { return policy_; }
+  void setLaunchPolicy(const LaunchPolicy& policy) { policy_ = policy; }
+  bool debugLaunches() const { return debugLaunches_; }
+  void setDebugLaunches(bool on) { debugLaunches_ = on; }
+  LaunchObserver* observer() const { return observer_; }
+  void setObserver(LaunchObserver* observer) { observer_ = observer; }
+
+  /// Called by launch() after issuing a kernel: checks the launch (throws CudaError naming the
+  /// kernel, its shape and the call site) and, in debug mode, synchronizes and logs it.
+  void checkLaunch(KernelId id, int count, int grid, int size,
+                   const std::source_location& where) const;
+
+ private:
+  Device() = default;
+
+  Backend backend_ = Backend::Cpu;
+  GpuProperties gpu_;
+  void* stream_ = nullptr;
+  int cudaOrdinal_ = 0;
+  LaunchPolicy policy_;
+  bool debugLaunches_ = false;
+  LaunchObserver* observer_ = nullptr;
+};
+
+}  // namespace weft

@@ -1,0 +1,164 @@
+// launch(): the one way Weft runs a kernel, on either backend.
+//
+// A kernel is a trivially copyable functor (its arguments: counts and `T* __restrict__` views)
+// that names its KernelId. Two shapes exist:
+//
+//   Elementwise   struct K { static constexpr KernelId kId = ...;
+//                            WEFT_HD void operator()(int i) const; };
+//                 launch(device, n, K{...}) runs operator()(i) for every i in [0, n).
+//
+//   Tile          struct K { static constexpr KernelId kId = ...; using Part = ...;
+//                            int maxParts() const;                    // host: max partCount
+//                            WEFT_HD int partCount(int item) const;
+//                            WEFT_HD Part part(int item, int k) const;
+//                            WEFT_HD void finish(int item, const Part& sum) const; };
+//                 launchTile(device, n, K{...}) gives every item one block-cooperative tile: the
+//                 tile's lanes evaluate the item's parts in parallel into shared memory, a
+//                 fixed-shape pairwise tree (over part indices, padded to a power of two) sums
+//                 them, and lane 0 calls finish(). Because the tree depends only on the part
+//                 count, the sum is bit-identical for every tile size the tuner may pick; the CPU
+//                 backend runs the same tree with one lane per item.
+//
+// On CUDA the block (or tile) size comes from the device's LaunchPolicy, i.e. the launch table
+// (never a literal at a call site); each launch is checked and, in debug mode, synchronized and
+// logged (Device::checkLaunch). On the CPU the items run as an OpenMP loop.
+//
+// Files that call launch() must be compiled as CUDA when the build has CUDA (CMake:
+// weft_cuda_sources), because that is where the __global__ wrappers are instantiated.
+#pragma once
+
+#include <algorithm>
+#include <source_location>
+#include <type_traits>
+
+#include "kernels/runtime/device.h"
+#include "kernels/runtime/errors.h"
+#include "kernels/runtime/platform.h"
+
+#if defined(__CUDACC__)
+#include "kernels/runtime/launch_cuda.cuh"
+#endif
+
+namespace weft {
+
+/// Largest part count a tile item may have (shared memory holds one Part per part, padded to a
+/// power of two). Model building rejects meshes whose vertices exceed it.
+inline constexpr int kMaxTileParts = 256;
+
+namespace detail {
+
+/// Below this many items the CPU loop runs on one thread: OpenMP's fork costs more.
+inline constexpr int kCpuSerialThreshold = 256;
+
+WEFT_HD inline int nextPowerOfTwo(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+template <class K>
+void runElementsOnCpu(int count, const K& kernel) {
+  if (count < kCpuSerialThreshold) {
+    for (int i = 0; i < count; ++i) kernel(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < count; ++i) kernel(i);
+}
+
+/// The tile algorithm for one item with one lane: the same parts and the same pairwise tree as
+/// the CUDA tile kernel (launch_cuda.cuh), so both backends add in the same order.
+template <class K>
+WEFT_HD typename K::Part reducePartsSerially(const K& kernel, int item,
+                                             typename K::Part* slots) {
+  using Part = typename K::Part;
+  const int count = kernel.partCount(item);
+  const int width = nextPowerOfTwo(count);
+  for (int s = 0; s < width; ++s) slots[s] = s < count ? kernel.part(item, s) : Part{};
+  for (int stride = width / 2; stride > 0; stride /= 2)
+    for (int s = 0; s < stride; ++s) slots[s] += slots[s + stride];
+  return count > 0 ? slots[0] : Part{};
+}
+
+template <class K>
+void runTilesOnCpu(int count, const K& kernel) {
+  using Part = typename K::Part;
+#pragma omp parallel if (count >= kCpuSerialThreshold)
+  {
+    Part slots[kMaxTileParts];
+#pragma omp for schedule(static)
+    for (int item = 0; item < count; ++item)
+      kernel.finish(item, reducePartsSerially(kernel, item, slots));
+  }
+}
+
+template <class>
+inline constexpr bool kAlwaysFalse = false;
+
+}  // namespace detail
+
+/// Runs an elementwise kernel over [0, count) on `device`. See the file comment.
+template <class K>
+void launch(const Device& device, int count, const K& kernel,
+            const std::source_location& where = std::source_location::current()) {
+  static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
+  constexpr KernelId id = K::kId;
+  static_assert(launchKindOf(id) == LaunchKind::Elementwise, "use launchTile() for tile kernels");
+  if (count <= 0) return;
+  if (device.backend() == Backend::Cpu) {
+    detail::runElementsOnCpu(count, kernel);
+    if (device.debugLaunches()) device.checkLaunch(id, count, 1, count, where);
+    return;
+  }
+#if defined(__CUDACC__)
+  const int block = device.launchPolicy().size(id);
+  const int grid = detail::launchElementsOnCuda(device.stream(), count, block, kernel);
+  device.checkLaunch(id, count, grid, block, where);
+  if (LaunchObserver* observer = device.observer()) {
+    observer->onLaunch({id, count, block, grid, [kernel, count](void* stream, int size) {
+                          detail::launchElementsOnCuda(stream, count, size, kernel);
+                        }});
+  }
+#elif defined(WEFT_WITH_CUDA)
+  static_assert(detail::kAlwaysFalse<K>,
+                "this file launches kernels: list it in weft_cuda_sources() so nvcc compiles it");
+#else
+  throw Error("internal error: CUDA launch in a build without CUDA");
+#endif
+}
+
+/// Runs a tile kernel over `count` items on `device`. See the file comment.
+template <class K>
+void launchTile(const Device& device, int count, const K& kernel,
+                const std::source_location& where = std::source_location::current()) {
+  static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
+  constexpr KernelId id = K::kId;
+  static_assert(launchKindOf(id) == LaunchKind::Tile, "use launch() for elementwise kernels");
+  if (count <= 0) return;
+  if (kernel.maxParts() > kMaxTileParts)
+    throw Error("kernel " + std::string(kernelName(id)) + ": an item has " +
+                std::to_string(kernel.maxParts()) + " parts, more than the tile limit of " +
+                std::to_string(kMaxTileParts));
+  if (device.backend() == Backend::Cpu) {
+    detail::runTilesOnCpu(count, kernel);
+    if (device.debugLaunches()) device.checkLaunch(id, count, 1, 1, where);
+    return;
+  }
+#if defined(__CUDACC__)
+  const int tile = device.launchPolicy().size(id);
+  const int grid = detail::launchTilesOnCuda(device.stream(), count, tile, kernel);
+  device.checkLaunch(id, count, grid, tile, where);
+  if (LaunchObserver* observer = device.observer()) {
+    observer->onLaunch({id, count, tile, grid, [kernel, count](void* stream, int size) {
+                          detail::launchTilesOnCuda(stream, count, size, kernel);
+                        }});
+  }
+#elif defined(WEFT_WITH_CUDA)
+  static_assert(detail::kAlwaysFalse<K>,
+                "this file launches kernels: list it in weft_cuda_sources() so nvcc compiles it");
+#else
+  throw Error("internal error: CUDA launch in a build without CUDA");
+#endif
+}
+
+}  // namespace weft

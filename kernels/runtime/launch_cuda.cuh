@@ -1,0 +1,69 @@
+// The CUDA side of launch() (launch.h): the two generic __global__ wrappers and their launch.
+// Included only when nvcc compiles the translation unit.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/runtime/errors.h"
+
+namespace weft::detail {
+
+/// One thread per item: i = global thread index.
+template <class K>
+__global__ void elementsKernel(const K kernel, int count) {
+  const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+  if (i < count) kernel(i);
+}
+
+/// One tile (= one block of kTile threads) per item. Lanes fill shared-memory slots with the
+/// item's parts (zero past the count, up to the next power of two), then a pairwise tree sums
+/// the slots in an order that depends only on the part count, and lane 0 finishes the item.
+template <int kTile, class K>
+__global__ void __launch_bounds__(kTile) tilesKernel(const K kernel, int count) {
+  using Part = typename K::Part;
+  extern __shared__ __align__(16) unsigned char sharedBytes[];
+  Part* slots = reinterpret_cast<Part*>(sharedBytes);
+  const int item = int(blockIdx.x);
+  const int lane = int(threadIdx.x);
+  const int parts = kernel.partCount(item);
+  int width = 1;
+  while (width < parts) width *= 2;
+  for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
+  __syncthreads();
+  for (int stride = width / 2; stride > 0; stride /= 2) {
+    for (int s = lane; s < stride; s += kTile) slots[s] += slots[s + stride];
+    __syncthreads();
+  }
+  if (lane == 0) kernel.finish(item, parts > 0 ? slots[0] : Part{});
+}
+
+template <class K>
+int launchElementsOnCuda(void* stream, int count, int block, const K& kernel) {
+  const int grid = (count + block - 1) / block;
+  elementsKernel<K><<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(kernel, count);
+  return grid;
+}
+
+template <class K>
+int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {
+  int width = 1;
+  while (width < kernel.maxParts()) width *= 2;
+  const size_t sharedBytes = size_t(width) * sizeof(typename K::Part);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  switch (tile) {
+    case 8: tilesKernel<8, K><<<count, 8, sharedBytes, s>>>(kernel, count); break;
+    case 16: tilesKernel<16, K><<<count, 16, sharedBytes, s>>>(kernel, count); break;
+    case 32: tilesKernel<32, K><<<count, 32, sharedBytes, s>>>(kernel, count); break;
+    case 64: tilesKernel<64, K><<<count, 64, sharedBytes, s>>>(kernel, count); break;
+    case 128: tilesKernel<128, K><<<count, 128, sharedBytes, s>>>(kernel, count); break;
+    case 256: tilesKernel<256, K><<<count, 256, sharedBytes, s>>>(kernel, count); break;
+    default:
+      throw Error("tile size " + std::to_string(tile) +
+                  " is not instantiated (valid: 8, 16, 32, 64, 128, 256)");
+  }
+  return count;
+}
+
+}  // namespace weft::detail

@@ -1,0 +1,166 @@
+// launch() and launchTile() on both backends: coverage, sizes, tile determinism, errors.
+#include "kernels/runtime/launch.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "kernels/runtime/buffer.h"
+#include "test_support.h"
+
+namespace weft {
+namespace {
+
+struct CountVisits {
+  static constexpr KernelId kId = KernelId::forward_step;
+  int* visits;  // (n) int
+  WEFT_HD void operator()(int i) const { visits[i] += 1; }
+};
+
+struct Part {
+  float value = 0.0f;
+  WEFT_HD Part& operator+=(const Part& o) {
+    value += o.value;
+    return *this;
+  }
+};
+
+// Item i has parts values[offsets[i] .. offsets[i+1]); finish writes the sum.
+struct SumParts {
+  static constexpr KernelId kId = KernelId::solve_elasticity_tile;
+  using Part = weft::Part;
+  const int* offsets;   // (n + 1) int
+  const float* values;  // (offsets[n]) float
+  float* sums;          // (n) float
+  int maxPartCount;
+  int maxParts() const { return maxPartCount; }
+  WEFT_HD int partCount(int item) const { return offsets[item + 1] - offsets[item]; }
+  WEFT_HD Part part(int item, int k) const { return {values[offsets[item] + k]}; }
+  WEFT_HD void finish(int item, const Part& sum) const { sums[item] = sum.value; }
+};
+
+void expectEveryIndexVisitedOnce(const Device& device, int n) {
+  DeviceBuffer<int> visits(device, size_t(n));
+  launch(device, n, CountVisits{visits.data()});
+  const std::vector<int> host = visits.download();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 1) << "index " << i << " of " << n;
+}
+
+TEST(Launch, CpuVisitsEveryIndexOnce) {
+  auto cpu = test::openCpu();
+  for (int n : {0, 1, 255, 256, 257, 100000}) expectEveryIndexVisitedOnce(*cpu, n);
+}
+
+TEST(Launch, CudaVisitsEveryIndexOnceForEveryBlockSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  for (int block : kBlockSizes) {
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::forward_step, block);
+    gpu->setLaunchPolicy(policy);
+    for (int n : {1, block - 1, block, block + 1, 100000})
+      if (n > 0) expectEveryIndexVisitedOnce(*gpu, n);
+  }
+}
+
+struct RaggedInput {
+  std::vector<int> offsets;
+  std::vector<float> values;
+  int maxCount = 0;
+};
+
+RaggedInput randomRagged(int items, int maxCount, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> count(0, maxCount);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  RaggedInput in;
+  in.offsets.push_back(0);
+  for (int i = 0; i < items; ++i) {
+    const int c = count(rng);
+    in.maxCount = std::max(in.maxCount, c);
+    for (int k = 0; k < c; ++k) in.values.push_back(value(rng) * std::pow(10.0f, float(k % 7)));
+    in.offsets.push_back(int(in.values.size()));
+  }
+  if (in.values.empty()) in.values.push_back(0.0f);
+  return in;
+}
+
+std::vector<float> sumOnDevice(const Device& device, const RaggedInput& in) {
+  const int n = int(in.offsets.size()) - 1;
+  DeviceBuffer<int> offsets(device, in.offsets);
+  DeviceBuffer<float> values(device, in.values);
+  DeviceBuffer<float> sums(device, size_t(n));
+  launchTile(device, n, SumParts{offsets.data(), values.data(), sums.data(), in.maxCount});
+  return sums.download();
+}
+
+TEST(LaunchTile, CpuTreeSumMatchesDoubleReference) {
+  auto cpu = test::openCpu();
+  const RaggedInput in = randomRagged(500, 70, std::random_device{}());
+  const std::vector<float> sums = sumOnDevice(*cpu, in);
+  for (size_t i = 0; i + 1 < in.offsets.size(); ++i) {
+    double ref = 0.0, mag = 0.0;
+    for (int k = in.offsets[i]; k < in.offsets[i + 1]; ++k) {
+      ref += in.values[k];
+      mag += std::abs(in.values[k]);
+    }
+    EXPECT_NEAR(sums[i], ref, 1e-6 * (mag + 1.0)) << "item " << i;
+  }
+}
+
+TEST(LaunchTile, CudaIsBitIdenticalToCpuForEveryTileSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  const RaggedInput in = randomRagged(700, 200, std::random_device{}());
+  const std::vector<float> expected = sumOnDevice(*cpu, in);
+  for (int tile : kTileSizes) {
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::solve_elasticity_tile, tile);
+    gpu->setLaunchPolicy(policy);
+    const std::vector<float> got = sumOnDevice(*gpu, in);
+    for (size_t i = 0; i < expected.size(); ++i)
+      ASSERT_EQ(got[i], expected[i]) << "tile " << tile << ", item " << i;
+  }
+}
+
+TEST(LaunchTile, RejectsItemsWithTooManyParts) {
+  auto cpu = test::openCpu();
+  DeviceBuffer<float> sums(*cpu, 1);
+  EXPECT_THROW(launchTile(*cpu, 1, SumParts{nullptr, nullptr, sums.data(), kMaxTileParts + 1}),
+               Error);
+}
+
+TEST(LaunchPolicy, RejectsInvalidOverride) {
+  LaunchPolicy policy;
+  EXPECT_THROW(policy.setOverride(KernelId::forward_step, 48), Error);
+  EXPECT_THROW(policy.setOverride(KernelId::solve_elasticity_tile, 512), Error);
+  EXPECT_NO_THROW(policy.setOverride(KernelId::solve_elasticity_tile, 256));
+}
+
+TEST(Launch, DebugModeLogsAndChecksEveryLaunch) {
+  auto cpu = Device::open(DeviceRequest::Cpu, {.debugLaunches = true});
+  testing::internal::CaptureStderr();
+  expectEveryIndexVisitedOnce(*cpu, 10);
+  const std::string log = testing::internal::GetCapturedStderr();
+  EXPECT_NE(log.find("forward_step"), std::string::npos) << log;
+}
+
+TEST(Device, CudaRequestWithoutGpuIsAClearError) {
+  if (visibleCudaDevices() > 0) GTEST_SKIP() << "a GPU is visible; the error path cannot run";
+  try {
+    Device::open(DeviceRequest::Cuda);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--device cpu"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Device, ParsesDeviceNames) {
+  EXPECT_EQ(parseDeviceRequest("auto"), DeviceRequest::Auto);
+  EXPECT_EQ(parseDeviceRequest("cpu"), DeviceRequest::Cpu);
+  EXPECT_EQ(parseDeviceRequest("cuda"), DeviceRequest::Cuda);
+  EXPECT_THROW(parseDeviceRequest("gpu"), Error);
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,70 @@
+// Every kernel of Weft, declared once.
+//
+// WEFT_KERNELS(X) is the single list: X(name, kind). From it come the KernelId enum, the string
+// names used as keys in launch tables, reports and debug logs, and the kind of launch:
+//   Elementwise: one thread per item; the table gives the CUDA block size (8..1024).
+//   Tile:        one block-cooperative tile per item; the table gives the tile size (8..256),
+//                which is also the block size (one tile per block).
+// Names follow the reference solver (Newton SolverVBD) where a reference kernel exists; new
+// kernels get new names. Add a kernel here and nowhere else.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace weft {
+
+enum class LaunchKind { Elementwise, Tile };
+
+// clang-format off
+#define WEFT_KERNELS(X)                                                                          \
+  /* kinematic shapes and driven particles: poses from simulation time (new) */                  \
+  X(update_kinematics, Elementwise)                                                              \
+  /* particle-shape contact generation, once per substep (reference: CollisionPipeline) */       \
+  X(generate_particle_shape_contacts, Elementwise)                                               \
+  /* cloth VBD (reference names) */                                                             \
+  X(forward_step, Elementwise)                                                                   \
+  X(solve_elasticity, Elementwise)                                                               \
+  X(solve_elasticity_tile, Tile)                                                                 \
+  X(apply_truncation_ts, Elementwise)                                                            \
+  X(update_velocity, Elementwise)
+// clang-format on
+
+enum class KernelId : int {
+#define WEFT_KERNEL_ENUM(name, kind) name,
+  WEFT_KERNELS(WEFT_KERNEL_ENUM)
+#undef WEFT_KERNEL_ENUM
+};
+
+inline constexpr int kNumKernels = 0
+#define WEFT_KERNEL_COUNT(name, kind) +1
+    WEFT_KERNELS(WEFT_KERNEL_COUNT)
+#undef WEFT_KERNEL_COUNT
+    ;
+
+/// The kernel's name as it appears in tables, reports and logs (e.g. "forward_step").
+std::string_view kernelName(KernelId id);
+/// Inverse of kernelName(); empty for an unknown name.
+std::optional<KernelId> kernelFromName(std::string_view name);
+constexpr LaunchKind launchKindOf(KernelId id) {
+  switch (id) {
+#define WEFT_KERNEL_KIND(name, kind) \
+  case KernelId::name:               \
+    return LaunchKind::kind;
+    WEFT_KERNELS(WEFT_KERNEL_KIND)
+#undef WEFT_KERNEL_KIND
+  }
+  return LaunchKind::Elementwise;
+}
+inline LaunchKind launchKind(KernelId id) { return launchKindOf(id); }
+/// All kernel ids in declaration order.
+const std::array<KernelId, kNumKernels>& allKernels();
+
+/// Block sizes a table may give an elementwise kernel, and tile sizes a tile kernel may use
+/// (each tile size is instantiated in kernels/runtime/launch_cuda.cuh).
+inline constexpr std::array<int, 8> kBlockSizes = {8, 16, 32, 64, 128, 256, 512, 1024};
+inline constexpr std::array<int, 6> kTileSizes = {8, 16, 32, 64, 128, 256};
+bool isValidLaunchSize(KernelId id, int size);
+
+}  // namespace weft

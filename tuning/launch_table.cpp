@@ -1,0 +1,290 @@
+#include "tuning/launch_table.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/runtime/errors.h"
+
+namespace weft {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kFormat = "weft-launch-table";
+constexpr int kVersion = 1;
+
+// A parse error: "<file>: field '<path>': <what>".
+[[noreturn]] void fail(const std::string& source, const std::string& field,
+                       const std::string& what) {
+  throw Error("launch table " + source + ": field '" + field + "': " + what);
+}
+
+std::string validKernelNames() {
+  std::string names;
+  for (KernelId id : allKernels()) {
+    if (!names.empty()) names += ", ";
+    names += kernelName(id);
+  }
+  return names;
+}
+
+void rejectUnknownFields(const json& object, const std::set<std::string>& allowed,
+                         const std::string& source, const std::string& path) {
+  for (const auto& [key, value] : object.items()) {
+    if (!allowed.count(key)) {
+      std::string list;
+      for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+      fail(source, path.empty() ? key : path + "." + key,
+           "unknown field (expected one of: " + list + ")");
+    }
+  }
+}
+
+const json& require(const json& object, const std::string& key, const std::string& source,
+                    const std::string& path) {
+  const std::string field = path.empty() ? key : path + "." + key;
+  if (!object.is_object() || !object.contains(key)) fail(source, field, "missing");
+  return object.at(key);
+}
+
+int requireInt(const json& value, const std::string& source, const std::string& field) {
+  if (!value.is_number_integer()) fail(source, field, "expected an integer");
+  return value.get<int>();
+}
+
+std::string requireString(const json& value, const std::string& source,
+                          const std::string& field) {
+  if (!value.is_string()) fail(source, field, "expected a string");
+  return value.get<std::string>();
+}
+
+std::map<KernelId, TableEntry> parseKernelMap(const json& object, const std::string& source,
+                                              const std::string& path) {
+  if (!object.is_object()) fail(source, path, "expected an object of kernel entries");
+  std::map<KernelId, TableEntry> entries;
+  for (const auto& [name, value] : object.items()) {
+    const std::string field = path + "." + name;
+    const auto id = kernelFromName(name);
+    if (!id) fail(source, field, "unknown kernel '" + name + "' (valid: " + validKernelNames() + ")");
+    if (!value.is_object()) fail(source, field, "expected an object with block_size");
+    rejectUnknownFields(value, {"block_size", "default", "speedup"}, source, field);
+    TableEntry entry;
+    entry.size = requireInt(require(value, "block_size", source, field), source,
+                            field + ".block_size");
+    if (!isValidLaunchSize(*id, entry.size)) {
+      fail(source, field + ".block_size",
+           std::to_string(entry.size) + " is not a valid " +
+               (launchKind(*id) == LaunchKind::Tile ? "tile size (8, 16, 32, 64, 128, 256)"
+                                                     : "block size (powers of two 8..1024)"));
+    }
+    if (value.contains("default")) {
+      entry.defaultSize = requireInt(value.at("default"), source, field + ".default");
+      if (!isValidLaunchSize(*id, entry.defaultSize))
+        fail(source, field + ".default", "not a valid launch size for this kernel");
+    }
+    if (value.contains("speedup")) {
+      if (!value.at("speedup").is_number()) fail(source, field + ".speedup", "expected a number");
+      entry.speedup = value.at("speedup").get<double>();
+      if (!(entry.speedup > 0.0) || !std::isfinite(entry.speedup))
+        fail(source, field + ".speedup", "must be a positive finite number");
+    }
+    entries[*id] = entry;
+  }
+  return entries;
+}
+
+json entryToJson(const TableEntry& e) {
+  json j = {{"block_size", e.size}};
+  if (e.defaultSize > 0) j["default"] = e.defaultSize;
+  if (e.speedup > 0.0) j["speedup"] = std::round(e.speedup * 1000.0) / 1000.0;
+  return j;
+}
+
+json kernelMapToJson(const std::map<KernelId, TableEntry>& entries) {
+  json j = json::object();
+  for (const auto& [id, e] : entries) j[std::string(kernelName(id))] = entryToJson(e);
+  return j;
+}
+
+}  // namespace
+
+std::string GpuIdentity::describe() const {
+  return name + " (sm_" + std::to_string(ccMajor) + std::to_string(ccMinor) + ", " +
+         std::to_string(smCount) + " SMs)";
+}
+
+LaunchTable LaunchTable::parse(std::string_view jsonText, const std::string& sourceName) {
+  json root;
+  try {
+    root = json::parse(jsonText);
+  } catch (const json::parse_error& e) {
+    throw Error("launch table " + sourceName + " is not valid JSON: " + e.what());
+  }
+  if (!root.is_object()) fail(sourceName, "(root)", "expected a JSON object");
+  rejectUnknownFields(root, {"format", "version", "gpu", "provenance", "kernels", "scenes"},
+                      sourceName, "");
+
+  const std::string format = requireString(require(root, "format", sourceName, ""), sourceName,
+                                           "format");
+  if (format != kFormat) fail(sourceName, "format", "expected \"weft-launch-table\"");
+  const int version = requireInt(require(root, "version", sourceName, ""), sourceName, "version");
+  if (version != kVersion)
+    fail(sourceName, "version", "unsupported version " + std::to_string(version) + " (expected 1)");
+
+  LaunchTable table;
+  table.sourcePath = sourceName;
+
+  const json& gpu = require(root, "gpu", sourceName, "");
+  rejectUnknownFields(gpu, {"name", "compute_capability", "sm_count"}, sourceName, "gpu");
+  table.gpu.name = requireString(require(gpu, "name", sourceName, "gpu"), sourceName, "gpu.name");
+  const std::string cc = requireString(require(gpu, "compute_capability", sourceName, "gpu"),
+                                       sourceName, "gpu.compute_capability");
+  if (std::sscanf(cc.c_str(), "%d.%d", &table.gpu.ccMajor, &table.gpu.ccMinor) != 2)
+    fail(sourceName, "gpu.compute_capability", "expected \"major.minor\", e.g. \"9.0\"");
+  table.gpu.smCount = requireInt(require(gpu, "sm_count", sourceName, "gpu"), sourceName,
+                                 "gpu.sm_count");
+  if (table.gpu.smCount <= 0) fail(sourceName, "gpu.sm_count", "must be positive");
+
+  if (root.contains("provenance")) {
+    const json& p = root.at("provenance");
+    rejectUnknownFields(p, {"driver", "cuda_runtime", "date", "commit", "scenes", "generator"},
+                        sourceName, "provenance");
+    auto optString = [&](const char* key, std::string& out) {
+      if (p.contains(key)) out = requireString(p.at(key), sourceName, std::string("provenance.") + key);
+    };
+    optString("driver", table.provenance.driver);
+    optString("cuda_runtime", table.provenance.cudaRuntime);
+    optString("date", table.provenance.date);
+    optString("commit", table.provenance.commit);
+    optString("generator", table.provenance.generator);
+    if (p.contains("scenes")) {
+      if (!p.at("scenes").is_array()) fail(sourceName, "provenance.scenes", "expected an array");
+      for (const auto& s : p.at("scenes"))
+        table.provenance.scenes.push_back(requireString(s, sourceName, "provenance.scenes[]"));
+    }
+  }
+
+  table.kernels = parseKernelMap(require(root, "kernels", sourceName, ""), sourceName, "kernels");
+  if (root.contains("scenes")) {
+    const json& scenes = root.at("scenes");
+    if (!scenes.is_object()) fail(sourceName, "scenes", "expected an object of scene names");
+    for (const auto& [scene, entries] : scenes.items())
+      table.scenes[scene] = parseKernelMap(entries, sourceName, "scenes." + scene);
+  }
+  return table;
+}
+
+LaunchTable LaunchTable::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("launch table " + path + " cannot be opened (does the file exist?)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+std::string LaunchTable::toJsonText() const {
+  json root;
+  root["format"] = kFormat;
+  root["version"] = kVersion;
+  root["gpu"] = {{"name", gpu.name},
+                 {"compute_capability",
+                  std::to_string(gpu.ccMajor) + "." + std::to_string(gpu.ccMinor)},
+                 {"sm_count", gpu.smCount}};
+  root["provenance"] = {{"driver", provenance.driver},     {"cuda_runtime", provenance.cudaRuntime},
+                        {"date", provenance.date},         {"commit", provenance.commit},
+                        {"scenes", provenance.scenes},     {"generator", provenance.generator}};
+  root["kernels"] = kernelMapToJson(kernels);
+  if (!scenes.empty()) {
+    json s = json::object();
+    for (const auto& [scene, entries] : scenes) s[scene] = kernelMapToJson(entries);
+    root["scenes"] = s;
+  }
+  return root.dump(2) + "\n";
+}
+
+void LaunchTable::save(const std::string& path) const {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error("cannot write launch table " + path + " (is the folder writable?)");
+    out << toJsonText();
+    if (!out) throw Error("writing launch table " + path + " failed");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error("cannot move the launch table into place at " + path);
+  }
+}
+
+TableMatch matchTable(const LaunchTable& table, const GpuIdentity& current) {
+  TableMatch m;
+  if (table.gpu.name == current.name && table.gpu.ccMajor == current.ccMajor &&
+      table.gpu.ccMinor == current.ccMinor && table.gpu.smCount == current.smCount) {
+    m.applies = true;
+    m.reason = "measured on this GPU model (" + current.describe() + ")";
+  } else {
+    m.reason = "measured on " + table.gpu.describe() + ", but this GPU is " + current.describe() +
+               "; using the built-in defaults instead (run `weft tune-launch` to measure a table "
+               "for this GPU)";
+  }
+  return m;
+}
+
+int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
+  // The reference's own launch sizes (Warp's default block of 256; the tile solve's
+  // TILE_SIZE_TRI_MESH_ELASTICITY_SOLVE = 16), the same on every architecture it supports.
+  // Tuned values live in tables, never here.
+  (void)ccMajor;
+  if (launchKind(id) == LaunchKind::Tile) return 16;
+  return 256;
+}
+
+std::string_view launchSourceName(LaunchSource source) {
+  switch (source) {
+    case LaunchSource::SceneEntry: return "table, per-scene entry";
+    case LaunchSource::TableEntry: return "table";
+    case LaunchSource::BuiltInDefault: return "built-in default";
+    case LaunchSource::Override: return "override";
+  }
+  return "?";
+}
+
+LaunchPolicy::LaunchPolicy() {
+  for (KernelId id : allKernels())
+    choices_[int(id)] = {builtInLaunchSize(id, 9, 0), LaunchSource::BuiltInDefault};
+}
+
+LaunchPolicy LaunchPolicy::resolve(const LaunchTable* table, std::string_view scene, int ccMajor,
+                                   int ccMinor) {
+  LaunchPolicy policy;
+  const std::map<KernelId, TableEntry>* sceneEntries = nullptr;
+  if (table) {
+    auto it = table->scenes.find(std::string(scene));
+    if (it != table->scenes.end()) sceneEntries = &it->second;
+  }
+  for (KernelId id : allKernels()) {
+    LaunchChoice& c = policy.choices_[int(id)];
+    if (sceneEntries && sceneEntries->count(id)) {
+      c = {sceneEntries->at(id).size, LaunchSource::SceneEntry};
+    } else if (table && table->kernels.count(id)) {
+      c = {table->kernels.at(id).size, LaunchSource::TableEntry};
+    } else {
+      c = {builtInLaunchSize(id, ccMajor, ccMinor), LaunchSource::BuiltInDefault};
+    }
+  }
+  return policy;
+}
+
+void LaunchPolicy::setOverride(KernelId id, int size) {
+  if (!isValidLaunchSize(id, size))
+    throw Error("launch size " + std::to_string(size) + " is not valid for kernel " +
+                std::string(kernelName(id)));
+  choices_[int(id)] = {size, LaunchSource::Override};
+}
+
+}  // namespace weft

@@ -1,0 +1,112 @@
+// Launch tables: per-kernel block (or tile) sizes with their provenance, as JSON files under
+// tuning/tables/ (one per GPU model), and how a launch size is resolved from them.
+//
+// Lookup order for kernel k in scene s (LaunchPolicy::resolve):
+//   1. the table's per-scene entry scenes[s][k]   (a scene where the overall pick was slower)
+//   2. the table's entry kernels[k]               (the overall recommendation)
+//   3. the built-in default for the GPU's architecture (builtInLaunchSize)
+// A table measured on another GPU is never applied silently: matchTable() says why not, and the
+// caller falls back to the built-in defaults and tells the user (weft info shows it).
+//
+// File format ("weft-launch-table", version 1):
+//   { "format": "weft-launch-table", "version": 1,
+//     "gpu": { "name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0", "sm_count": 132 },
+//     "provenance": { "driver": "...", "cuda_runtime": "13.0", "date": "2026-11-21",
+//                     "commit": "abc1234", "scenes": ["poker_cards"], "generator": "..." },
+//     "kernels": { "forward_step": { "block_size": 128, "default": 256, "speedup": 1.05 } },
+//     "scenes":  { "poker_cards": { "forward_step": { "block_size": 64, ... } } } }
+// Parsing is strict: unknown fields and unknown kernel names are errors that name the file and
+// the field, because a misspelt kernel silently falling back to its default is how tuning is lost.
+#pragma once
+
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tuning/kernel_ids.h"
+
+namespace weft {
+
+/// Which GPU a table was measured on (and which GPU we are running on).
+struct GpuIdentity {
+  std::string name;  // e.g. "NVIDIA H100 80GB HBM3"
+  int ccMajor = 0;   // compute capability
+  int ccMinor = 0;
+  int smCount = 0;
+  std::string describe() const;  // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
+};
+
+struct TableEntry {
+  int size = 0;               // block size, or tile size for tile kernels
+  int defaultSize = 0;        // the built-in default it replaces (0: not recorded)
+  double speedup = 0.0;       // measured default time / tuned time (0: not recorded)
+};
+
+struct TableProvenance {
+  std::string driver;
+  std::string cudaRuntime;
+  std::string date;
+  std::string commit;
+  std::vector<std::string> scenes;
+  std::string generator;
+};
+
+struct LaunchTable {
+  std::string sourcePath;  // the file it was loaded from ("" if made in memory)
+  GpuIdentity gpu;
+  TableProvenance provenance;
+  std::map<KernelId, TableEntry> kernels;
+  std::map<std::string, std::map<KernelId, TableEntry>> scenes;
+
+  /// Parses JSON text; `sourceName` is used in error messages. Throws weft::Error.
+  static LaunchTable parse(std::string_view jsonText, const std::string& sourceName);
+  /// Reads and parses a file. Throws weft::Error naming the file (and the field, if malformed).
+  static LaunchTable load(const std::string& path);
+  std::string toJsonText() const;
+  /// Writes atomically (temporary file, then rename), so a failed write leaves no partial table.
+  void save(const std::string& path) const;
+};
+
+/// Whether a table may be applied on `current`: same GPU name, compute capability and SM count.
+struct TableMatch {
+  bool applies = false;
+  std::string reason;  // why (not), as a sentence
+};
+TableMatch matchTable(const LaunchTable& table, const GpuIdentity& current);
+
+/// Built-in default for an architecture: the reference's defaults (Warp: 256 threads for
+/// elementwise kernels; 16 for the tile solve). Used when no table entry exists.
+int builtInLaunchSize(KernelId id, int ccMajor, int ccMinor);
+
+enum class LaunchSource { SceneEntry, TableEntry, BuiltInDefault, Override };
+std::string_view launchSourceName(LaunchSource source);
+
+struct LaunchChoice {
+  int size = 0;
+  LaunchSource source = LaunchSource::BuiltInDefault;
+};
+
+/// The resolved launch size of every kernel; what launch() reads. Cheap to copy.
+class LaunchPolicy {
+ public:
+  /// Built-in defaults for compute capability 9.0.
+  LaunchPolicy();
+  /// Resolves every kernel: per-scene entry -> table entry -> built-in default. `table` may be
+  /// null; the caller has already decided (matchTable) that it applies to this GPU.
+  static LaunchPolicy resolve(const LaunchTable* table, std::string_view scene, int ccMajor,
+                              int ccMinor);
+
+  const LaunchChoice& choice(KernelId id) const { return choices_[int(id)]; }
+  int size(KernelId id) const { return choices_[int(id)].size; }
+  /// Forces one kernel's size (tests, the tuner's sweep). Throws if the size is not valid for
+  /// the kernel's launch kind.
+  void setOverride(KernelId id, int size);
+
+ private:
+  std::array<LaunchChoice, kNumKernels> choices_;
+};
+
+}  // namespace weft

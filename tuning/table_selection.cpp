@@ -1,0 +1,83 @@
+#include "tuning/table_selection.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+namespace weft {
+
+namespace {
+
+TableSelection fromExplicitFile(const std::string& path, const std::string& origin,
+                                const GpuIdentity* gpu) {
+  TableSelection s;
+  s.origin = origin;
+  s.path = path;
+  LaunchTable table = LaunchTable::load(path);  // malformed or missing: an error, not a fallback
+  if (!gpu) {
+    s.reason = "the CPU backend has no block sizes; the table " + path + " is not used";
+    return s;
+  }
+  const TableMatch match = matchTable(table, *gpu);
+  if (!match.applies) {
+    s.warning = true;
+    s.reason = "table " + path + " (from " + origin + ") is not applied: it was " + match.reason;
+    return s;
+  }
+  s.reason = "table " + path + " (from " + origin + "), " + match.reason;
+  s.table = std::move(table);
+  return s;
+}
+
+}  // namespace
+
+std::string defaultTablesDir() {
+#if defined(WEFT_SOURCE_DIR)
+  return std::string(WEFT_SOURCE_DIR) + "/tuning/tables";
+#else
+  return "";
+#endif
+}
+
+TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* gpu,
+                                 const std::string& tablesDir) {
+  if (!cliPath.empty()) return fromExplicitFile(cliPath, "--launch-table", gpu);
+  if (const char* env = std::getenv("WEFT_LAUNCH_TABLE"); env && *env)
+    return fromExplicitFile(env, "WEFT_LAUNCH_TABLE", gpu);
+
+  TableSelection s;
+  if (!gpu) {
+    s.reason = "the CPU backend has no block sizes; launch tables do not apply";
+    return s;
+  }
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!tablesDir.empty() && fs::is_directory(tablesDir, ec)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(tablesDir, ec))
+      if (entry.path().extension() == ".json") files.push_back(entry.path());
+    std::optional<LaunchTable> best;
+    for (const auto& file : files) {
+      LaunchTable table = LaunchTable::load(file.string());
+      if (!matchTable(table, *gpu).applies) continue;
+      // Newest by date (ISO 8601 sorts as text), then by file name for a stable choice.
+      if (!best || table.provenance.date > best->provenance.date ||
+          (table.provenance.date == best->provenance.date &&
+           table.sourcePath > best->sourcePath))
+        best = std::move(table);
+    }
+    if (best) {
+      s.origin = "tuning/tables";
+      s.path = best->sourcePath;
+      s.reason = "newest table in " + tablesDir + " measured on this GPU model (" +
+                 gpu->describe() + "), dated " + best->provenance.date;
+      s.table = std::move(best);
+      return s;
+    }
+  }
+  s.reason = "no launch table for " + gpu->describe() +
+             " (none given, none in tuning/tables); using the built-in defaults";
+  return s;
+}
+
+}  // namespace weft
