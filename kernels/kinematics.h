@@ -15,11 +15,11 @@ enum class MotionType : int {
 
 struct ShapeMotion {
   MotionType type = MotionType::Static;
-  Transform pose0;        // pose at t = 0
-  Vec3 linearVelocity;    // [m/s], world frame
-  Vec3 angularVelocity;   // [rad/s], world frame, about the shape origin
-  float startTime = 0.0f;     // [s] motion begins
-  float stopTime = 1.0e30f;   // [s] motion ends; the pose stays where it stopped
+  Transform pose0;           // pose at t = 0
+  Vec3 linearVelocity;       // [m/s], world frame
+  Vec3 angularVelocity;      // [rad/s], world frame, about the shape origin
+  float startTime = 0.0f;    // [s] motion begins
+  float stopTime = 1.0e30f;  // [s] motion ends; the pose stays where it stopped
 };
 
 WEFT_HD inline float activeDuration(float t, float start, float stop) {
@@ -33,19 +33,19 @@ WEFT_HD inline Transform poseAt(const ShapeMotion& m, float t) {
   Transform out;
   out.p = m.pose0.p + m.linearVelocity * tau;
   const float speed = length(m.angularVelocity);
-  out.q = speed > 0.0f ? normalize(quatFromAxisAngle(m.angularVelocity / speed, speed * tau) *
-                                   m.pose0.q)
-                       : m.pose0.q;
+  out.q = speed > 0.0f
+              ? normalize(quatFromAxisAngle(m.angularVelocity / speed, speed * tau) * m.pose0.q)
+              : m.pose0.q;
   return out;
 }
 
 /// Rotates a set of held particles rigidly about an axis (cloth_twist's clamped edges).
 struct ParticleDriver {
-  Vec3 axisPoint;              // a point on the rotation axis [m]
-  Vec3 axisDirection{0, 0, 1}; // unit axis; rotation is right-handed about it
-  float angularSpeed = 0.0f;   // [rad/s]
-  float startTime = 0.0f;      // [s]
-  float stopTime = 1.0e30f;    // [s]
+  Vec3 axisPoint;               // a point on the rotation axis [m]
+  Vec3 axisDirection{0, 0, 1};  // unit axis; rotation is right-handed about it
+  float angularSpeed = 0.0f;    // [rad/s]
+  float startTime = 0.0f;       // [s]
+  float stopTime = 1.0e30f;     // [s]
 };
 
 /// Position at time t of a particle that started at `initial` and is moved by driver d.

@@ -16,7 +16,7 @@ namespace weft {
 struct Vec3 {
   float x = 0.0f, y = 0.0f, z = 0.0f;
 
-  WEFT_HD constexpr Vec3() = default;
+  constexpr Vec3() = default;
   WEFT_HD constexpr Vec3(float xIn, float yIn, float zIn) : x(xIn), y(yIn), z(zIn) {}
 
   WEFT_HD float& operator[](int i) { return i == 0 ? x : (i == 1 ? y : z); }
@@ -42,22 +42,40 @@ struct Vec3 {
   }
 };
 
-WEFT_HD inline Vec3 operator+(const Vec3& a, const Vec3& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-WEFT_HD inline Vec3 operator-(const Vec3& a, const Vec3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-WEFT_HD inline Vec3 operator-(const Vec3& a) { return {-a.x, -a.y, -a.z}; }
-WEFT_HD inline Vec3 operator*(const Vec3& a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-WEFT_HD inline Vec3 operator*(float s, const Vec3& a) { return {a.x * s, a.y * s, a.z * s}; }
-WEFT_HD inline Vec3 operator/(const Vec3& a, float s) { return {a.x / s, a.y / s, a.z / s}; }
+WEFT_HD inline Vec3 operator+(const Vec3& a, const Vec3& b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+WEFT_HD inline Vec3 operator-(const Vec3& a, const Vec3& b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+WEFT_HD inline Vec3 operator-(const Vec3& a) {
+  return {-a.x, -a.y, -a.z};
+}
+WEFT_HD inline Vec3 operator*(const Vec3& a, float s) {
+  return {a.x * s, a.y * s, a.z * s};
+}
+WEFT_HD inline Vec3 operator*(float s, const Vec3& a) {
+  return {a.x * s, a.y * s, a.z * s};
+}
+WEFT_HD inline Vec3 operator/(const Vec3& a, float s) {
+  return {a.x / s, a.y / s, a.z / s};
+}
 WEFT_HD inline bool operator==(const Vec3& a, const Vec3& b) {
   return a.x == b.x && a.y == b.y && a.z == b.z;
 }
 
-WEFT_HD inline float dot(const Vec3& a, const Vec3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+WEFT_HD inline float dot(const Vec3& a, const Vec3& b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
 WEFT_HD inline Vec3 cross(const Vec3& a, const Vec3& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-WEFT_HD inline float lengthSquared(const Vec3& a) { return dot(a, a); }
-WEFT_HD inline float length(const Vec3& a) { return sqrtf(dot(a, a)); }
+WEFT_HD inline float lengthSquared(const Vec3& a) {
+  return dot(a, a);
+}
+WEFT_HD inline float length(const Vec3& a) {
+  return sqrtf(dot(a, a));
+}
 /// Unit vector along a, or zero when |a| is below 1e-20 (never NaN).
 WEFT_HD inline Vec3 normalizeOrZero(const Vec3& a) {
   const float len = length(a);
@@ -76,7 +94,9 @@ WEFT_HD inline bool isFinite(float v) {
   return std::isfinite(v);
 #endif
 }
-WEFT_HD inline bool isFinite(const Vec3& a) { return isFinite(a.x) && isFinite(a.y) && isFinite(a.z); }
+WEFT_HD inline bool isFinite(const Vec3& a) {
+  return isFinite(a.x) && isFinite(a.y) && isFinite(a.z);
+}
 
 struct Int3 {
   int x = 0, y = 0, z = 0;
@@ -125,10 +145,18 @@ struct Mat33 {
   }
 };
 
-WEFT_HD inline Mat33 operator+(Mat33 a, const Mat33& b) { return a += b; }
-WEFT_HD inline Mat33 operator-(Mat33 a, const Mat33& b) { return a -= b; }
-WEFT_HD inline Mat33 operator*(Mat33 a, float s) { return a *= s; }
-WEFT_HD inline Mat33 operator*(float s, Mat33 a) { return a *= s; }
+WEFT_HD inline Mat33 operator+(Mat33 a, const Mat33& b) {
+  return a += b;
+}
+WEFT_HD inline Mat33 operator-(Mat33 a, const Mat33& b) {
+  return a -= b;
+}
+WEFT_HD inline Mat33 operator*(Mat33 a, float s) {
+  return a *= s;
+}
+WEFT_HD inline Mat33 operator*(float s, Mat33 a) {
+  return a *= s;
+}
 WEFT_HD inline Vec3 operator*(const Mat33& a, const Vec3& v) {
   return {a.m[0][0] * v.x + a.m[0][1] * v.y + a.m[0][2] * v.z,
           a.m[1][0] * v.x + a.m[1][1] * v.y + a.m[1][2] * v.z,
@@ -192,12 +220,13 @@ struct Quat {
 };
 
 WEFT_HD inline Quat operator*(const Quat& a, const Quat& b) {
-  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-          a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-          a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+  return {
+      a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
-WEFT_HD inline Quat conjugate(const Quat& q) { return {-q.x, -q.y, -q.z, q.w}; }
+WEFT_HD inline Quat conjugate(const Quat& q) {
+  return {-q.x, -q.y, -q.z, q.w};
+}
 /// Rotation by `angle` radians about the unit vector `axis` (right-handed).
 WEFT_HD inline Quat quatFromAxisAngle(const Vec3& axis, float angle) {
   const float s = sinf(0.5f * angle);
@@ -209,7 +238,9 @@ WEFT_HD inline Vec3 rotate(const Quat& q, const Vec3& v) {
   const Vec3 t = 2.0f * cross(u, v);
   return v + q.w * t + cross(u, t);
 }
-WEFT_HD inline Vec3 rotateInverse(const Quat& q, const Vec3& v) { return rotate(conjugate(q), v); }
+WEFT_HD inline Vec3 rotateInverse(const Quat& q, const Vec3& v) {
+  return rotate(conjugate(q), v);
+}
 WEFT_HD inline Quat normalize(const Quat& q) {
   const float n = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
   return {q.x / n, q.y / n, q.z / n, q.w / n};

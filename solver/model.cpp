@@ -1,1 +1,157 @@
-// placeholder: being written
+#include "solver/model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/runtime/errors.h"
+
+namespace weft {
+
+namespace {
+
+/// The (element, slot) pairs of `offsets`/`entries` whose element passes `keep`, as a new CSR.
+template <class Keep>
+void filterAdjacency(const std::vector<int>& offsets, const std::vector<int>& entries,
+                     int numParticles, Keep keep, std::vector<int>& outOffsets,
+                     std::vector<int>& outEntries) {
+  outOffsets.assign(size_t(numParticles) + 1, 0);
+  outEntries.clear();
+  for (int v = 0; v < numParticles; ++v) {
+    for (int k = offsets[v]; k < offsets[v + 1]; k += 2) {
+      if (!keep(entries[k])) continue;
+      outEntries.push_back(entries[k]);
+      outEntries.push_back(entries[k + 1]);
+    }
+    outOffsets[v + 1] = int(outEntries.size());
+  }
+}
+
+void requireFinitePositive(float value, const char* name, bool allowZero) {
+  if (!std::isfinite(value) || value < 0.0f || (!allowZero && value == 0.0f))
+    throw Error(std::string("solver option ") + name + " = " + std::to_string(value) +
+                " is invalid: it must be a finite " + (allowZero ? "non-negative" : "positive") +
+                " number");
+}
+
+}  // namespace
+
+void SolverOptions::validate() const {
+  if (iterations < 1)
+    throw Error("solver option iterations = " + std::to_string(iterations) +
+                " is invalid: at least one iteration is needed");
+  requireFinitePositive(frictionEpsilon, "frictionEpsilon", false);
+  if (!isFinite(gravity)) throw Error("solver option gravity is not finite");
+  requireFinitePositive(particleContact.ke, "particleContact.ke", true);
+  requireFinitePositive(particleContact.kd, "particleContact.kd", true);
+  requireFinitePositive(particleContact.mu, "particleContact.mu", true);
+  requireFinitePositive(shapeContactMargin, "shapeContactMargin", true);
+}
+
+Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& options)
+    : numParticles(desc.numParticles()),
+      numTriangles(desc.numTriangles()),
+      numEdges(desc.numEdges()),
+      numShapes(int(desc.shapes.size())) {
+  options.validate();
+  if (numParticles == 0) throw Error("the model has no particles");
+  if (int(desc.adjacency.triangleOffsets.size()) != numParticles + 1 ||
+      int(desc.coloring.colorOfParticle.size()) != numParticles)
+    throw Error("internal error: the model description was not finalized (adjacency/coloring)");
+
+  // Particles
+  std::vector<float> invMass(static_cast<size_t>(numParticles));
+  for (int i = 0; i < numParticles; ++i)
+    invMass[i] = desc.masses[i] > 0.0f ? 1.0f / desc.masses[i] : 0.0f;
+  masses = DeviceBuffer<float>(device, desc.masses);
+  invMasses = DeviceBuffer<float>(device, invMass);
+  radii = DeviceBuffer<float>(device, desc.radii);
+
+  // Elements
+  triangles = DeviceBuffer<Int3>(device, desc.triangles);
+  triangleRestInverse = DeviceBuffer<Mat22>(device, desc.triangleRestInverse);
+  triangleRestAreas = DeviceBuffer<float>(device, desc.triangleRestAreas);
+  triangleMaterials = DeviceBuffer<TriangleMaterial>(device, desc.triangleMaterials);
+  edges = DeviceBuffer<Int4>(device, desc.edges);
+  edgeRestAngles = DeviceBuffer<float>(device, desc.edgeRestAngles);
+  edgeRestLengths = DeviceBuffer<float>(device, desc.edgeRestLengths);
+  edgeMaterials = DeviceBuffer<EdgeMaterial>(device, desc.edgeMaterials);
+
+  // Solve adjacency: skip elements without energy (reference: membrane skipped when ke and ka
+  // are <= 0; bending skipped when ke <= 0 and on boundary hinges).
+  std::vector<int> triOffsets, triEntries, hingeOffsets, hingeEntries;
+  filterAdjacency(
+      desc.adjacency.triangleOffsets, desc.adjacency.triangleEntries, numParticles,
+      [&](int t) {
+        return desc.triangleMaterials[t].ke > 0.0f || desc.triangleMaterials[t].ka > 0.0f;
+      },
+      triOffsets, triEntries);
+  filterAdjacency(
+      desc.adjacency.edgeOffsets, desc.adjacency.edgeEntries, numParticles,
+      [&](int e) {
+        return desc.edges[e].x >= 0 && desc.edges[e].y >= 0 && desc.edgeMaterials[e].ke > 0.0f;
+      },
+      hingeOffsets, hingeEntries);
+  for (int v = 0; v < numParticles; ++v)
+    maxElementsPerParticle =
+        std::max(maxElementsPerParticle, (triOffsets[v + 1] - triOffsets[v]) / 2 +
+                                             (hingeOffsets[v + 1] - hingeOffsets[v]) / 2);
+  solveTriangleOffsets = DeviceBuffer<int>(device, triOffsets);
+  solveTriangleEntries = DeviceBuffer<int>(device, triEntries);
+  solveHingeOffsets = DeviceBuffer<int>(device, hingeOffsets);
+  solveHingeEntries = DeviceBuffer<int>(device, hingeEntries);
+
+  // Coloring
+  colorOffsets = desc.coloring.colorOffsets;
+  particlesByColor = DeviceBuffer<int>(device, desc.coloring.particlesByColor);
+
+  // Shapes, with the particle side's contact material mixed in once (reference
+  // init_body_particle_contacts: ke, kd arithmetic mean; mu geometric mean).
+  std::vector<ShapeGeometry> geometry;
+  std::vector<ShapeMotion> motions;
+  std::vector<ContactMaterial> mixed;
+  std::vector<float> margins;
+  for (const ShapeDesc& s : desc.shapes) {
+    geometry.push_back(s.geometry);
+    motions.push_back(s.motion);
+    margins.push_back(s.margin);
+    mixed.push_back({0.5f * (options.particleContact.ke + s.material.ke),
+                     0.5f * (options.particleContact.kd + s.material.kd),
+                     std::sqrt(options.particleContact.mu * s.material.mu)});
+  }
+  shapeGeometry = DeviceBuffer<ShapeGeometry>(device, geometry);
+  shapeMotions = DeviceBuffer<ShapeMotion>(device, motions);
+  shapeMaterials = DeviceBuffer<ContactMaterial>(device, mixed);
+  shapeMargins = DeviceBuffer<float>(device, margins);
+
+  // Drivers
+  std::vector<int> driven, drivenBy;
+  std::vector<Vec3> initial;
+  std::vector<ParticleDriver> driverList;
+  for (const DriverDesc& d : desc.drivers) {
+    for (int p : d.particles) {
+      driven.push_back(p);
+      drivenBy.push_back(int(driverList.size()));
+      initial.push_back(desc.positions[p]);
+    }
+    driverList.push_back(d.driver);
+  }
+  numDriven = int(driven.size());
+  drivenParticles = DeviceBuffer<int>(device, driven);
+  drivenDriver = DeviceBuffer<int>(device, drivenBy);
+  drivenInitial = DeviceBuffer<Vec3>(device, initial);
+  drivers = DeviceBuffer<ParticleDriver>(device, driverList);
+}
+
+State::State(const Device& device, const ModelDesc& desc)
+    : positions(device, desc.positions),
+      velocities(device, desc.velocities),
+      substep(device, size_t(1)) {}
+
+Scratch::Scratch(const Device& device, const Model& model)
+    : stepStart(device, size_t(model.numParticles)),
+      inertia(device, size_t(model.numParticles)),
+      displacements(device, size_t(model.numParticles)),
+      shapePoses(device, size_t(2 * model.numShapes)),
+      shapeContacts(device, size_t(model.numParticles) * size_t(model.numShapes)) {}
+
+}  // namespace weft

@@ -13,23 +13,11 @@
 #include <vector>
 
 #include "kernels/kinematics.h"
+#include "kernels/materials.h"
 #include "kernels/math.h"
 #include "kernels/shape.h"
 
 namespace weft {
-
-/// Membrane material of one triangle (reference tri_ke / tri_ka / tri_kd).
-struct TriangleMaterial {
-  float ke = 100.0f;  // shear stiffness μ [Pa·m] (energy density × thickness)
-  float ka = 100.0f;  // area stiffness λ [Pa·m]
-  float kd = 10.0f;   // damping of the rate of FᵀF [Pa·m·s], absolute (reference #2877)
-};
-
-/// Bending material of one hinge (reference edge_ke / edge_kd).
-struct EdgeMaterial {
-  float ke = 100.0f;  // bending stiffness per unit rest length [N·m/rad²/m]
-  float kd = 0.0f;    // bending damping [N·m·s/rad²/m]
-};
 
 /// Vertex → element adjacency in CSR form, built once on the host (reference MeshAdjacency).
 /// Entries are pairs (element id, local slot); offsets count int32 entries, i.e. pairs × 2.
@@ -42,19 +30,19 @@ struct VertexAdjacency {
 
 /// Graph coloring of the particles: no two particles of one color share an element.
 struct Coloring {
-  std::vector<int> colorOfParticle;  // (numParticles) int
-  std::vector<int> colorOffsets;     // (numColors + 1) int, into particlesByColor
-  std::vector<int> particlesByColor; // (numParticles) int, particle ids grouped by color
+  std::vector<int> colorOfParticle;   // (numParticles) int
+  std::vector<int> colorOffsets;      // (numColors + 1) int, into particlesByColor
+  std::vector<int> particlesByColor;  // (numParticles) int, particle ids grouped by color
   int numColors() const { return colorOffsets.empty() ? 0 : int(colorOffsets.size()) - 1; }
 };
 
 /// A collision shape the particles touch. Static or kinematic (moved by `motion` on the device).
 struct ShapeDesc {
-  std::string name;           // for summaries and output files
+  std::string name;  // for summaries and output files
   ShapeGeometry geometry;
   ContactMaterial material;
-  float margin = 0.0f;        // reference shape_margin [m]: thickens the surface
-  ShapeMotion motion;         // pose as a function of time (Static: motion.pose0)
+  float margin = 0.0f;  // reference shape_margin [m]: thickens the surface
+  ShapeMotion motion;   // pose as a function of time (Static: motion.pose0)
 };
 
 /// Particles moved rigidly by a driver instead of the solver (they must have mass 0).
@@ -71,9 +59,9 @@ struct ModelDesc {
   std::vector<float> radii;      // (numParticles) contact radius against shapes [m]
 
   // Triangles (membrane)
-  std::vector<Int3> triangles;                  // (numTriangles) particle ids, CCW
-  std::vector<Mat22> triangleRestInverse;       // (numTriangles) Dm⁻¹ of the 2-D rest edges
-  std::vector<float> triangleRestAreas;         // (numTriangles) [m²]
+  std::vector<Int3> triangles;                      // (numTriangles) particle ids, CCW
+  std::vector<Mat22> triangleRestInverse;           // (numTriangles) Dm⁻¹ of the 2-D rest edges
+  std::vector<float> triangleRestAreas;             // (numTriangles) [m²]
   std::vector<TriangleMaterial> triangleMaterials;  // (numTriangles)
 
   // Bending edges: every unique mesh edge, boundary edges included (o1 = -1 there)

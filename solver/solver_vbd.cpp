@@ -1,1 +1,130 @@
-// placeholder: being written
+#include "solver/solver_vbd.h"
+
+#include <limits>
+
+#include "kernels/apply_truncation_ts.cuh"
+#include "kernels/forward_step.cuh"
+#include "kernels/generate_particle_shape_contacts.cuh"
+#include "kernels/runtime/launch.h"
+#include "kernels/solve_elasticity.cuh"
+#include "kernels/update_kinematics.cuh"
+#include "kernels/update_velocity.cuh"
+
+namespace weft {
+
+std::string_view StepProfile::stageName(int stage) {
+  static constexpr std::string_view kNames[kNumStages] = {
+      "kinematics", "shape contacts", "forward step", "solve", "truncation", "velocity"};
+  return kNames[stage];
+}
+
+SolverVBD::SolverVBD(const Device& device, const Model& model, const SolverOptions& options,
+                     double dtSeconds)
+    : device_(device), model_(model), options_(options), dt_(dtSeconds), stageTimer_(device) {
+  options_.validate();
+  if (!(dtSeconds > 0.0)) throw Error("the substep length must be positive");
+}
+
+template <class F>
+void SolverVBD::stage(StepProfile::Stage s, F&& run) {
+  if (!profile_ || device_.isCapturing()) {
+    run();
+    return;
+  }
+  stageTimer_.start();
+  run();
+  stageTimer_.stop();
+  profile_->milliseconds[s] += stageTimer_.elapsedMs();
+  profile_->calls[s] += 1;
+}
+
+void SolverVBD::step(State& state, Scratch& scratch) {
+  stage(StepProfile::Kinematics, [&] { updateKinematics(state, scratch); });
+  stage(StepProfile::ShapeContacts, [&] { generateShapeContacts(state, scratch); });
+  stage(StepProfile::ForwardStep, [&] { forwardStep(state, scratch); });
+  stage(StepProfile::Truncation, [&] { applyTruncation(state, scratch); });
+  for (int iteration = 0; iteration < options_.iterations; ++iteration) {
+    for (int color = 0; color < model_.numColors(); ++color) {
+      stage(StepProfile::Solve, [&] { solveColor(color, state, scratch); });
+      stage(StepProfile::Truncation, [&] { applyTruncation(state, scratch); });
+    }
+  }
+  stage(StepProfile::Velocity, [&] { updateVelocity(state, scratch); });
+  if (profile_ && !device_.isCapturing()) profile_->substeps += 1;
+}
+
+void SolverVBD::updateKinematics(State& state, Scratch& scratch) const {
+  launch(device_, model_.numShapes + model_.numDriven,
+         UpdateKinematics{state.substep.data(), dt_, model_.numShapes, model_.shapeMotions.data(),
+                          scratch.shapePoses.data(), model_.drivenParticles.data(),
+                          model_.drivenDriver.data(), model_.drivenInitial.data(),
+                          model_.drivers.data(), state.positions.data()});
+}
+
+void SolverVBD::generateShapeContacts(const State& state, Scratch& scratch) const {
+  if (model_.numShapes == 0) return;
+  launch(device_, model_.numParticles,
+         GenerateParticleShapeContacts{
+             model_.numShapes, options_.shapeContactMargin, state.positions.data(),
+             model_.invMasses.data(), model_.radii.data(), model_.shapeGeometry.data(),
+             model_.shapeMargins.data(), scratch.shapePoses.data(), scratch.shapeContacts.data()});
+}
+
+void SolverVBD::forwardStep(const State& state, Scratch& scratch) const {
+  launch(device_, model_.numParticles,
+         ForwardStep{float(dt_), options_.gravity, state.positions.data(), state.velocities.data(),
+                     model_.invMasses.data(), scratch.stepStart.data(), scratch.inertia.data(),
+                     scratch.displacements.data()});
+}
+
+void SolverVBD::solveColor(int color, const State& state, Scratch& scratch) const {
+  const VertexSolve solve{float(dt_),
+                          options_.frictionEpsilon,
+                          state.positions.data(),
+                          scratch.stepStart.data(),
+                          scratch.inertia.data(),
+                          model_.masses.data(),
+                          model_.invMasses.data(),
+                          model_.radii.data(),
+                          model_.triangles.data(),
+                          model_.triangleRestInverse.data(),
+                          model_.triangleRestAreas.data(),
+                          model_.triangleMaterials.data(),
+                          model_.edges.data(),
+                          model_.edgeRestAngles.data(),
+                          model_.edgeRestLengths.data(),
+                          model_.edgeMaterials.data(),
+                          model_.solveTriangleOffsets.data(),
+                          model_.solveTriangleEntries.data(),
+                          model_.solveHingeOffsets.data(),
+                          model_.solveHingeEntries.data(),
+                          model_.numShapes,
+                          scratch.shapeContacts.data(),
+                          scratch.shapePoses.data(),
+                          model_.shapeMaterials.data(),
+                          model_.shapeMargins.data(),
+                          scratch.displacements.data()};
+  const int begin = model_.colorOffsets[color];
+  const int count = model_.colorOffsets[color + 1] - begin;
+  const int* particles = model_.particlesByColor.data() + begin;
+  if (options_.tileSolve)
+    launchTile(device_, count,
+               SolveElasticityTile{particles, model_.maxElementsPerParticle, solve});
+  else
+    launch(device_, count, SolveElasticity{particles, solve});
+}
+
+void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
+  // Without self-contact the anchor is x_n and nothing truncates: x = x_n + Δ.
+  launch(device_, model_.numParticles,
+         ApplyTruncationTs{std::numeric_limits<float>::infinity(), scratch.stepStart.data(),
+                           nullptr, scratch.displacements.data(), state.positions.data()});
+}
+
+void SolverVBD::updateVelocity(State& state, Scratch& scratch) const {
+  launch(device_, model_.numParticles,
+         UpdateVelocity{float(1.0 / dt_), state.positions.data(), scratch.stepStart.data(),
+                        state.velocities.data(), state.substep.data()});
+}
+
+}  // namespace weft

@@ -9,7 +9,9 @@
 
 namespace weft::test {
 
-inline std::unique_ptr<Device> openCpu() { return Device::open(DeviceRequest::Cpu); }
+inline std::unique_ptr<Device> openCpu() {
+  return Device::open(DeviceRequest::Cpu);
+}
 
 /// Opens the CUDA backend, or returns null when no GPU is visible (use WEFT_REQUIRE_CUDA).
 inline std::unique_ptr<Device> openCudaIfVisible() {
@@ -20,6 +22,6 @@ inline std::unique_ptr<Device> openCudaIfVisible() {
 }  // namespace weft::test
 
 /// Declares `std::unique_ptr<Device> var` on CUDA, or skips the test with the reason.
-#define WEFT_REQUIRE_CUDA(var)                                                  \
-  auto var = ::weft::test::openCudaIfVisible();                                 \
+#define WEFT_REQUIRE_CUDA(var)                  \
+  auto var = ::weft::test::openCudaIfVisible(); \
   if (!var) GTEST_SKIP() << "no CUDA GPU: " << ::weft::cudaUnavailableReason()

@@ -24,7 +24,9 @@ constexpr std::array<KernelId, kNumKernels> kAll = [] {
 
 }  // namespace
 
-std::string_view kernelName(KernelId id) { return kInfo[int(id)].name; }
+std::string_view kernelName(KernelId id) {
+  return kInfo[int(id)].name;
+}
 
 std::optional<KernelId> kernelFromName(std::string_view name) {
   for (int i = 0; i < kNumKernels; ++i)
@@ -32,7 +34,9 @@ std::optional<KernelId> kernelFromName(std::string_view name) {
   return std::nullopt;
 }
 
-const std::array<KernelId, kNumKernels>& allKernels() { return kAll; }
+const std::array<KernelId, kNumKernels>& allKernels() {
+  return kAll;
+}
 
 bool isValidLaunchSize(KernelId id, int size) {
   if (launchKind(id) == LaunchKind::Tile)

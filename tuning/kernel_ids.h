@@ -57,7 +57,9 @@ constexpr LaunchKind launchKindOf(KernelId id) {
   }
   return LaunchKind::Elementwise;
 }
-inline LaunchKind launchKind(KernelId id) { return launchKindOf(id); }
+inline LaunchKind launchKind(KernelId id) {
+  return launchKindOf(id);
+}
 /// All kernel ids in declaration order.
 const std::array<KernelId, kNumKernels>& allKernels();
 

@@ -57,8 +57,7 @@ int requireInt(const json& value, const std::string& source, const std::string& 
   return value.get<int>();
 }
 
-std::string requireString(const json& value, const std::string& source,
-                          const std::string& field) {
+std::string requireString(const json& value, const std::string& source, const std::string& field) {
   if (!value.is_string()) fail(source, field, "expected a string");
   return value.get<std::string>();
 }
@@ -70,17 +69,18 @@ std::map<KernelId, TableEntry> parseKernelMap(const json& object, const std::str
   for (const auto& [name, value] : object.items()) {
     const std::string field = path + "." + name;
     const auto id = kernelFromName(name);
-    if (!id) fail(source, field, "unknown kernel '" + name + "' (valid: " + validKernelNames() + ")");
+    if (!id)
+      fail(source, field, "unknown kernel '" + name + "' (valid: " + validKernelNames() + ")");
     if (!value.is_object()) fail(source, field, "expected an object with block_size");
     rejectUnknownFields(value, {"block_size", "default", "speedup"}, source, field);
     TableEntry entry;
-    entry.size = requireInt(require(value, "block_size", source, field), source,
-                            field + ".block_size");
+    entry.size =
+        requireInt(require(value, "block_size", source, field), source, field + ".block_size");
     if (!isValidLaunchSize(*id, entry.size)) {
       fail(source, field + ".block_size",
            std::to_string(entry.size) + " is not a valid " +
                (launchKind(*id) == LaunchKind::Tile ? "tile size (8, 16, 32, 64, 128, 256)"
-                                                     : "block size (powers of two 8..1024)"));
+                                                    : "block size (powers of two 8..1024)"));
     }
     if (value.contains("default")) {
       entry.defaultSize = requireInt(value.at("default"), source, field + ".default");
@@ -129,8 +129,8 @@ LaunchTable LaunchTable::parse(std::string_view jsonText, const std::string& sou
   rejectUnknownFields(root, {"format", "version", "gpu", "provenance", "kernels", "scenes"},
                       sourceName, "");
 
-  const std::string format = requireString(require(root, "format", sourceName, ""), sourceName,
-                                           "format");
+  const std::string format =
+      requireString(require(root, "format", sourceName, ""), sourceName, "format");
   if (format != kFormat) fail(sourceName, "format", "expected \"weft-launch-table\"");
   const int version = requireInt(require(root, "version", sourceName, ""), sourceName, "version");
   if (version != kVersion)
@@ -146,8 +146,8 @@ LaunchTable LaunchTable::parse(std::string_view jsonText, const std::string& sou
                                        sourceName, "gpu.compute_capability");
   if (std::sscanf(cc.c_str(), "%d.%d", &table.gpu.ccMajor, &table.gpu.ccMinor) != 2)
     fail(sourceName, "gpu.compute_capability", "expected \"major.minor\", e.g. \"9.0\"");
-  table.gpu.smCount = requireInt(require(gpu, "sm_count", sourceName, "gpu"), sourceName,
-                                 "gpu.sm_count");
+  table.gpu.smCount =
+      requireInt(require(gpu, "sm_count", sourceName, "gpu"), sourceName, "gpu.sm_count");
   if (table.gpu.smCount <= 0) fail(sourceName, "gpu.sm_count", "must be positive");
 
   if (root.contains("provenance")) {
@@ -155,7 +155,8 @@ LaunchTable LaunchTable::parse(std::string_view jsonText, const std::string& sou
     rejectUnknownFields(p, {"driver", "cuda_runtime", "date", "commit", "scenes", "generator"},
                         sourceName, "provenance");
     auto optString = [&](const char* key, std::string& out) {
-      if (p.contains(key)) out = requireString(p.at(key), sourceName, std::string("provenance.") + key);
+      if (p.contains(key))
+        out = requireString(p.at(key), sourceName, std::string("provenance.") + key);
     };
     optString("driver", table.provenance.driver);
     optString("cuda_runtime", table.provenance.cudaRuntime);
@@ -191,13 +192,13 @@ std::string LaunchTable::toJsonText() const {
   json root;
   root["format"] = kFormat;
   root["version"] = kVersion;
-  root["gpu"] = {{"name", gpu.name},
-                 {"compute_capability",
-                  std::to_string(gpu.ccMajor) + "." + std::to_string(gpu.ccMinor)},
-                 {"sm_count", gpu.smCount}};
-  root["provenance"] = {{"driver", provenance.driver},     {"cuda_runtime", provenance.cudaRuntime},
-                        {"date", provenance.date},         {"commit", provenance.commit},
-                        {"scenes", provenance.scenes},     {"generator", provenance.generator}};
+  root["gpu"] = {
+      {"name", gpu.name},
+      {"compute_capability", std::to_string(gpu.ccMajor) + "." + std::to_string(gpu.ccMinor)},
+      {"sm_count", gpu.smCount}};
+  root["provenance"] = {{"driver", provenance.driver}, {"cuda_runtime", provenance.cudaRuntime},
+                        {"date", provenance.date},     {"commit", provenance.commit},
+                        {"scenes", provenance.scenes}, {"generator", provenance.generator}};
   root["kernels"] = kernelMapToJson(kernels);
   if (!scenes.empty()) {
     json s = json::object();
@@ -246,10 +247,14 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
 
 std::string_view launchSourceName(LaunchSource source) {
   switch (source) {
-    case LaunchSource::SceneEntry: return "table, per-scene entry";
-    case LaunchSource::TableEntry: return "table";
-    case LaunchSource::BuiltInDefault: return "built-in default";
-    case LaunchSource::Override: return "override";
+    case LaunchSource::SceneEntry:
+      return "table, per-scene entry";
+    case LaunchSource::TableEntry:
+      return "table";
+    case LaunchSource::BuiltInDefault:
+      return "built-in default";
+    case LaunchSource::Override:
+      return "override";
   }
   return "?";
 }

@@ -40,9 +40,9 @@ struct GpuIdentity {
 };
 
 struct TableEntry {
-  int size = 0;               // block size, or tile size for tile kernels
-  int defaultSize = 0;        // the built-in default it replaces (0: not recorded)
-  double speedup = 0.0;       // measured default time / tuned time (0: not recorded)
+  int size = 0;          // block size, or tile size for tile kernels
+  int defaultSize = 0;   // the built-in default it replaces (0: not recorded)
+  double speedup = 0.0;  // measured default time / tuned time (0: not recorded)
 };
 
 struct TableProvenance {

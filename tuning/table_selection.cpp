@@ -62,8 +62,7 @@ TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* 
       if (!matchTable(table, *gpu).applies) continue;
       // Newest by date (ISO 8601 sorts as text), then by file name for a stable choice.
       if (!best || table.provenance.date > best->provenance.date ||
-          (table.provenance.date == best->provenance.date &&
-           table.sourcePath > best->sourcePath))
+          (table.provenance.date == best->provenance.date && table.sourcePath > best->sourcePath))
         best = std::move(table);
     }
     if (best) {

@@ -15,7 +15,9 @@ namespace detail {
 
 namespace {
 #if defined(WEFT_WITH_CUDA)
-cudaStream_t streamOf(const Device& d) { return static_cast<cudaStream_t>(d.stream()); }
+cudaStream_t streamOf(const Device& d) {
+  return static_cast<cudaStream_t>(d.stream());
+}
 #endif
 constexpr size_t kHostAlignment = 64;  // one cache line
 }  // namespace
@@ -25,16 +27,17 @@ void* allocateBytes(const Device& device, size_t bytes) {
 #if defined(WEFT_WITH_CUDA)
   if (device.isCuda()) {
     if (device.isCapturing())
-      throw Error("internal error: a device buffer was allocated while a CUDA graph was being "
-                  "captured (nothing may allocate inside step())");
+      throw Error(
+          "internal error: a device buffer was allocated while a CUDA graph was being "
+          "captured (nothing may allocate inside step())");
     void* ptr = nullptr;
     WEFT_CUDA_CHECK(cudaMalloc(&ptr, bytes));
     return ptr;
   }
 #endif
   (void)device;
-  void* ptr = std::aligned_alloc(kHostAlignment, (bytes + kHostAlignment - 1) / kHostAlignment *
-                                                     kHostAlignment);
+  void* ptr = std::aligned_alloc(kHostAlignment,
+                                 (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment);
   if (!ptr) throw std::bad_alloc();
   return ptr;
 }
@@ -80,8 +83,7 @@ void copyBytesAsync(const Device& device, void* dst, const void* src, size_t byt
   if (bytes == 0) return;
 #if defined(WEFT_WITH_CUDA)
   if (device.isCuda()) {
-    WEFT_CUDA_CHECK(
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, streamOf(device)));
+    WEFT_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, streamOf(device)));
     return;
   }
 #endif

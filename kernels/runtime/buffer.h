@@ -36,7 +36,8 @@ class DeviceBuffer {
     detail::zeroBytesAsync(device, data_, bytes());
   }
   /// A copy of `host`.
-  DeviceBuffer(const Device& device, std::span<const T> host) : device_(&device), size_(host.size()) {
+  DeviceBuffer(const Device& device, std::span<const T> host)
+      : device_(&device), size_(host.size()) {
     data_ = static_cast<T*>(detail::allocateBytes(device, bytes()));
     detail::uploadBytes(device, data_, host.data(), bytes());
   }

@@ -57,8 +57,8 @@ std::unique_ptr<Device> Device::open(DeviceRequest request, const DeviceOptions&
   const char* debugEnv = std::getenv("WEFT_DEBUG_LAUNCHES");
   device->debugLaunches_ = options.debugLaunches || (debugEnv && std::string(debugEnv) == "1");
 
-  const bool wantCuda =
-      request == DeviceRequest::Cuda || (request == DeviceRequest::Auto && visibleCudaDevices() > 0);
+  const bool wantCuda = request == DeviceRequest::Cuda ||
+                        (request == DeviceRequest::Auto && visibleCudaDevices() > 0);
   if (!wantCuda) return device;
 
   if (visibleCudaDevices() == 0)
@@ -84,7 +84,9 @@ std::unique_ptr<Device> Device::open(DeviceRequest request, const DeviceOptions&
   int driver = 0, runtime = 0;
   WEFT_CUDA_CHECK(cudaDriverGetVersion(&driver));
   WEFT_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  auto version = [](int v) {
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+  };
   g.driverVersion = version(driver);
   g.runtimeVersion = version(runtime);
   cudaStream_t stream = nullptr;

@@ -40,9 +40,9 @@ void throwIfCudaFailed(int code, const char* what, const std::source_location& w
 #if defined(NDEBUG)
 #define WEFT_ASSERT(cond) ((void)0)
 #else
-#define WEFT_ASSERT(cond)                                                                     \
-  ((cond) ? (void)0                                                                           \
-          : throw ::weft::Error(std::string("internal error: assertion '") + #cond +          \
+#define WEFT_ASSERT(cond)                                                                      \
+  ((cond) ? (void)0                                                                            \
+          : throw ::weft::Error(std::string("internal error: assertion '") + #cond +           \
                                 "' failed at " + std::source_location::current().file_name() + \
                                 ":" + std::to_string(std::source_location::current().line())))
 #endif

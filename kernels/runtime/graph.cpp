@@ -8,7 +8,9 @@
 
 namespace weft {
 
-FrameGraph::~FrameGraph() { destroy(); }
+FrameGraph::~FrameGraph() {
+  destroy();
+}
 
 void FrameGraph::destroy() {
 #if defined(WEFT_WITH_CUDA)

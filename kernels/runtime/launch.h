@@ -69,8 +69,7 @@ void runElementsOnCpu(int count, const K& kernel) {
 /// The tile algorithm for one item with one lane: the same parts and the same pairwise tree as
 /// the CUDA tile kernel (launch_cuda.cuh), so both backends add in the same order.
 template <class K>
-WEFT_HD typename K::Part reducePartsSerially(const K& kernel, int item,
-                                             typename K::Part* slots) {
+WEFT_HD typename K::Part reducePartsSerially(const K& kernel, int item, typename K::Part* slots) {
   using Part = typename K::Part;
   const int count = kernel.partCount(item);
   const int width = nextPowerOfTwo(count);

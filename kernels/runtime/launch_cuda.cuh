@@ -53,12 +53,24 @@ int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {
   const size_t sharedBytes = size_t(width) * sizeof(typename K::Part);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   switch (tile) {
-    case 8: tilesKernel<8, K><<<count, 8, sharedBytes, s>>>(kernel, count); break;
-    case 16: tilesKernel<16, K><<<count, 16, sharedBytes, s>>>(kernel, count); break;
-    case 32: tilesKernel<32, K><<<count, 32, sharedBytes, s>>>(kernel, count); break;
-    case 64: tilesKernel<64, K><<<count, 64, sharedBytes, s>>>(kernel, count); break;
-    case 128: tilesKernel<128, K><<<count, 128, sharedBytes, s>>>(kernel, count); break;
-    case 256: tilesKernel<256, K><<<count, 256, sharedBytes, s>>>(kernel, count); break;
+    case 8:
+      tilesKernel<8, K><<<count, 8, sharedBytes, s>>>(kernel, count);
+      break;
+    case 16:
+      tilesKernel<16, K><<<count, 16, sharedBytes, s>>>(kernel, count);
+      break;
+    case 32:
+      tilesKernel<32, K><<<count, 32, sharedBytes, s>>>(kernel, count);
+      break;
+    case 64:
+      tilesKernel<64, K><<<count, 64, sharedBytes, s>>>(kernel, count);
+      break;
+    case 128:
+      tilesKernel<128, K><<<count, 128, sharedBytes, s>>>(kernel, count);
+      break;
+    case 256:
+      tilesKernel<256, K><<<count, 256, sharedBytes, s>>>(kernel, count);
+      break;
     default:
       throw Error("tile size " + std::to_string(tile) +
                   " is not instantiated (valid: 8, 16, 32, 64, 128, 256)");

@@ -1,2 +1,230 @@
+// Launch tables: JSON round trip, lookup order, GPU matching, selection, strict parsing.
+#include "tuning/launch_table.h"
+
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
-TEST(Placeholder, Builds) {}
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "kernels/runtime/errors.h"
+#include "tuning/table_selection.h"
+
+namespace weft {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const GpuIdentity kH100{"NVIDIA H100 80GB HBM3", 9, 0, 132};
+const GpuIdentity kL40{"NVIDIA L40", 8, 9, 142};
+
+LaunchTable sampleTable(const GpuIdentity& gpu, const std::string& date) {
+  LaunchTable t;
+  t.gpu = gpu;
+  t.provenance = {"580.159.04", "13.0", date, "abc123", {"cloth_hanging"}, "test"};
+  t.kernels[KernelId::forward_step] = {128, 256, 1.05};
+  t.kernels[KernelId::solve_elasticity_tile] = {32, 16, 1.2};
+  t.scenes["cloth_hanging"][KernelId::forward_step] = {64, 256, 1.07};
+  return t;
+}
+
+/// A fresh folder under the system temp dir, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = fs::temp_directory_path() / ("weft_table_test_" + std::to_string(rd()));
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name, const std::string& text = "") const {
+    const fs::path p = path_ / name;
+    if (!text.empty()) std::ofstream(p) << text;
+    return p.string();
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::string parseError(const std::string& text) {
+  try {
+    LaunchTable::parse(text, "my_table.json");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(LaunchTable, JsonRoundTripKeepsEveryField) {
+  const LaunchTable a = sampleTable(kH100, "2026-11-21");
+  const LaunchTable b = LaunchTable::parse(a.toJsonText(), "memory");
+  EXPECT_EQ(b.gpu.name, a.gpu.name);
+  EXPECT_EQ(b.gpu.ccMajor, 9);
+  EXPECT_EQ(b.gpu.ccMinor, 0);
+  EXPECT_EQ(b.gpu.smCount, 132);
+  EXPECT_EQ(b.provenance.driver, "580.159.04");
+  EXPECT_EQ(b.provenance.date, "2026-11-21");
+  EXPECT_EQ(b.provenance.scenes, std::vector<std::string>{"cloth_hanging"});
+  ASSERT_EQ(b.kernels.size(), 2u);
+  EXPECT_EQ(b.kernels.at(KernelId::forward_step).size, 128);
+  EXPECT_EQ(b.kernels.at(KernelId::forward_step).defaultSize, 256);
+  EXPECT_DOUBLE_EQ(b.kernels.at(KernelId::forward_step).speedup, 1.05);
+  EXPECT_EQ(b.scenes.at("cloth_hanging").at(KernelId::forward_step).size, 64);
+  EXPECT_EQ(b.toJsonText(), a.toJsonText());
+}
+
+TEST(LaunchTable, SaveAndLoadFromFile) {
+  TempDir dir;
+  const std::string path = dir.file("h100.json");
+  sampleTable(kH100, "2026-11-21").save(path);
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  const LaunchTable t = LaunchTable::load(path);
+  EXPECT_EQ(t.sourcePath, path);
+  EXPECT_EQ(t.kernels.at(KernelId::solve_elasticity_tile).size, 32);
+}
+
+TEST(LaunchPolicy, LookupOrderIsSceneThenTableThenBuiltIn) {
+  const LaunchTable t = sampleTable(kH100, "2026-11-21");
+  const LaunchPolicy scene = LaunchPolicy::resolve(&t, "cloth_hanging", 9, 0);
+  EXPECT_EQ(scene.choice(KernelId::forward_step).size, 64);
+  EXPECT_EQ(scene.choice(KernelId::forward_step).source, LaunchSource::SceneEntry);
+  EXPECT_EQ(scene.choice(KernelId::solve_elasticity_tile).size, 32);
+  EXPECT_EQ(scene.choice(KernelId::solve_elasticity_tile).source, LaunchSource::TableEntry);
+  EXPECT_EQ(scene.choice(KernelId::update_velocity).size,
+            builtInLaunchSize(KernelId::update_velocity, 9, 0));
+  EXPECT_EQ(scene.choice(KernelId::update_velocity).source, LaunchSource::BuiltInDefault);
+
+  const LaunchPolicy other = LaunchPolicy::resolve(&t, "some_other_scene", 9, 0);
+  EXPECT_EQ(other.choice(KernelId::forward_step).size, 128);
+  EXPECT_EQ(other.choice(KernelId::forward_step).source, LaunchSource::TableEntry);
+
+  const LaunchPolicy none = LaunchPolicy::resolve(nullptr, "cloth_hanging", 9, 0);
+  for (KernelId id : allKernels()) {
+    EXPECT_EQ(none.choice(id).source, LaunchSource::BuiltInDefault);
+    EXPECT_TRUE(isValidLaunchSize(id, none.size(id))) << kernelName(id);
+  }
+}
+
+TEST(LaunchTable, TableForAnotherGpuDoesNotMatch) {
+  const LaunchTable t = sampleTable(kL40, "2026-07-02");
+  EXPECT_TRUE(matchTable(t, kL40).applies);
+  const TableMatch m = matchTable(t, kH100);
+  EXPECT_FALSE(m.applies);
+  EXPECT_THAT(m.reason, HasSubstr("NVIDIA L40"));
+  EXPECT_THAT(m.reason, HasSubstr("built-in defaults"));
+  // Same name, different SM count (e.g. a cut-down part) is another GPU too.
+  GpuIdentity smaller = kH100;
+  smaller.smCount = 114;
+  EXPECT_FALSE(matchTable(sampleTable(kH100, "x"), smaller).applies);
+}
+
+TEST(TableSelection, ExplicitTableForAnotherGpuIsNotAppliedAndWarns) {
+  TempDir dir;
+  const std::string path = dir.file("l40.json");
+  sampleTable(kL40, "2026-07-02").save(path);
+  const TableSelection s = selectLaunchTable(path, &kH100, "");
+  EXPECT_FALSE(s.table.has_value());
+  EXPECT_TRUE(s.warning);
+  EXPECT_THAT(s.reason, HasSubstr(path));
+  EXPECT_THAT(s.reason, HasSubstr("--launch-table"));
+}
+
+TEST(TableSelection, FlagBeatsEnvironmentBeatsFolder) {
+  TempDir dir;
+  const std::string flag = dir.file("flag.json"), env = dir.file("env.json");
+  sampleTable(kH100, "2026-01-01").save(flag);
+  sampleTable(kH100, "2026-01-02").save(env);
+  fs::create_directories(dir.path() / "tables");
+  sampleTable(kH100, "2026-12-31").save((dir.path() / "tables" / "h100.json").string());
+  const std::string folder = (dir.path() / "tables").string();
+
+  ::setenv("WEFT_LAUNCH_TABLE", env.c_str(), 1);
+  EXPECT_EQ(selectLaunchTable(flag, &kH100, folder).path, flag);
+  EXPECT_EQ(selectLaunchTable("", &kH100, folder).path, env);
+  ::unsetenv("WEFT_LAUNCH_TABLE");
+  const TableSelection s = selectLaunchTable("", &kH100, folder);
+  ASSERT_TRUE(s.table.has_value());
+  EXPECT_EQ(s.origin, "tuning/tables");
+  EXPECT_EQ(s.table->provenance.date, "2026-12-31");
+}
+
+TEST(TableSelection, FolderSearchPicksNewestMatchingTable) {
+  TempDir dir;
+  sampleTable(kH100, "2026-10-01").save(dir.file("h100_old.json"));
+  sampleTable(kH100, "2026-11-21").save(dir.file("h100_new.json"));
+  sampleTable(kL40, "2026-12-31").save(dir.file("l40.json"));
+  const std::string folder = dir.path().string();
+  const TableSelection s = selectLaunchTable("", &kH100, folder);
+  ASSERT_TRUE(s.table.has_value());
+  EXPECT_EQ(s.table->provenance.date, "2026-11-21");
+  GpuIdentity unknown{"Some GPU", 12, 0, 10};
+  const TableSelection none = selectLaunchTable("", &unknown, folder);
+  EXPECT_FALSE(none.table.has_value());
+  EXPECT_FALSE(none.warning);
+  EXPECT_THAT(none.reason, HasSubstr("built-in defaults"));
+}
+
+TEST(TableSelection, CpuBackendUsesNoTable) {
+  TempDir dir;
+  const std::string path = dir.file("h100.json");
+  sampleTable(kH100, "2026-11-21").save(path);
+  const TableSelection s = selectLaunchTable(path, nullptr, "");
+  EXPECT_FALSE(s.table.has_value());
+  EXPECT_THAT(s.reason, HasSubstr("CPU backend"));
+}
+
+TEST(TableSelection, MissingOrMalformedTableIsAnError) {
+  TempDir dir;
+  try {
+    selectLaunchTable(dir.file("missing.json"), &kH100, "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("missing.json"));
+  }
+  const std::string bad = dir.file("bad.json", "{ \"format\": ");
+  EXPECT_THROW(selectLaunchTable(bad, &kH100, ""), Error);
+}
+
+TEST(LaunchTable, MalformedTablesNameTheFileAndTheField) {
+  const std::string good = sampleTable(kH100, "2026-11-21").toJsonText();
+  auto replaced = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    return text.replace(at, from.size(), to);
+  };
+
+  EXPECT_THAT(parseError("{ not json"), HasSubstr("my_table.json is not valid JSON"));
+  EXPECT_THAT(parseError("[]"), HasSubstr("expected a JSON object"));
+
+  const std::string unknownKernel = parseError(replaced("\"forward_step\"", "\"forward_stepp\""));
+  EXPECT_THAT(unknownKernel, HasSubstr("my_table.json"));
+  EXPECT_THAT(unknownKernel, HasSubstr("kernels.forward_stepp"));
+  EXPECT_THAT(unknownKernel, HasSubstr("unknown kernel"));
+  EXPECT_THAT(unknownKernel, HasSubstr("update_velocity"));  // lists the valid names
+
+  EXPECT_THAT(parseError(replaced("\"block_size\": 128", "\"block_size\": 48")),
+              HasSubstr("kernels.forward_step.block_size"));
+  EXPECT_THAT(parseError(replaced("\"block_size\": 32", "\"block_size\": 512")),
+              HasSubstr("tile size"));
+  EXPECT_THAT(parseError(replaced("\"block_size\": 128", "\"block_size\": \"128\"")),
+              HasSubstr("expected an integer"));
+  EXPECT_THAT(parseError(replaced("\"speedup\": 1.05", "\"speedup\": -1")), HasSubstr("speedup"));
+  EXPECT_THAT(parseError(replaced("\"sm_count\": 132", "\"smcount\": 132")),
+              HasSubstr("gpu.smcount"));
+  EXPECT_THAT(
+      parseError(replaced("\"compute_capability\": \"9.0\"", "\"compute_capability\": \"nine\"")),
+      HasSubstr("gpu.compute_capability"));
+  EXPECT_THAT(parseError(replaced("\"version\": 1", "\"version\": 7")), HasSubstr("version"));
+  EXPECT_THAT(parseError(replaced("\"kernels\"", "\"kernel\"")), HasSubstr("kernel"));
+  EXPECT_THAT(parseError(replaced("\"forward_step\": {", "\"forward_step\": {\"blocksize\": 1, ")),
+              HasSubstr("kernels.forward_step.blocksize"));
+}
+
+}  // namespace
+}  // namespace weft

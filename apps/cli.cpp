@@ -1,0 +1,65 @@
+// Command-line parsing (CLI11) for the weft tool; each subcommand forwards to its command.
+#include <CLI/CLI.hpp>
+
+#include <sstream>
+
+#include "apps/commands.h"
+#include "scenes/scene.h"
+
+namespace weft {
+
+int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"weft: Vertex Block Descent cloth on CUDA and CPU, with tuned launch tables"};
+  app.require_subcommand(1);
+  app.footer("Run `weft SUBCOMMAND --help` for a subcommand's options.");
+
+  RunOptions run;
+  CLI::App* runCmd = app.add_subcommand("run", "simulate a scene headless and check the result");
+  runCmd->add_option("scene", run.scene, "scene to run (see `weft scenes`)")->required();
+  runCmd->add_option("--frames", run.frames, "frames to simulate (default: the scene's)")
+      ->check(CLI::PositiveNumber);
+  runCmd->add_option("--device", run.device, "auto | cuda | cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  runCmd->add_option("--out", run.outDir, "folder for the frames")->capture_default_str();
+  runCmd->add_option("--format", run.format, "usda | obj | none")
+      ->check(CLI::IsMember({"usda", "obj", "none"}))
+      ->capture_default_str();
+  runCmd->add_option("--summary", run.summaryPath, "write a JSON summary to this file");
+  runCmd->add_option("--launch-table", run.launchTable,
+                     "launch table JSON (default: $WEFT_LAUNCH_TABLE, then tuning/tables/)");
+  runCmd->add_option("--mesh", run.meshPath, "replace the scene's garment with this OBJ");
+  runCmd->add_flag("--debug-launches", run.debugLaunches,
+                   "synchronize and log every kernel launch (also WEFT_DEBUG_LAUNCHES=1)");
+  runCmd->add_flag("!--no-graph", run.useGraphs, "launch substeps directly, without CUDA graphs");
+
+  InfoOptions info;
+  CLI::App* infoCmd = app.add_subcommand("info", "backend, GPU and the launch table in effect");
+  infoCmd->add_option("--device", info.device, "auto | cuda | cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  infoCmd->add_option("--launch-table", info.launchTable, "launch table JSON to consider");
+  infoCmd->add_option("--scene", info.scene, "show the launch sizes this scene would use");
+
+  app.add_subcommand("scenes", "list the scenes with their sizes and descriptions");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    out << app.help();
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    // Help for a subcommand is a ParseError with exit code 0 too.
+    if (e.get_exit_code() == 0) {
+      std::ostringstream help, error;
+      app.exit(e, help, error);
+      out << help.str() << error.str();
+      return kExitOk;
+    }
+    err << "weft: " << e.what() << "\n";
+    return kExitError;
+  }
+  if (runCmd->parsed()) return runCommand(run, out, err);
+  if (infoCmd->parsed()) return infoCommand(info, out, err);
+  return scenesCommand(out, err);
+}
+
+}  // namespace weft

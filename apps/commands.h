@@ -1,0 +1,43 @@
+// The weft command-line tool's commands. Each returns the process exit code:
+//   0  success (for run: every final check passed)
+//   1  the simulation ran but a final check failed or the state became non-finite
+//   2  bad input or an error (unknown scene, device, malformed table or mesh, I/O failure)
+// Library code throws weft::Error; these functions are where errors become messages and codes.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+namespace weft {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitCheckFailed = 1;
+inline constexpr int kExitError = 2;
+
+struct RunOptions {
+  std::string scene;
+  int frames = 0;               // 0: the scene's default
+  std::string device = "auto";  // auto | cuda | cpu
+  std::string outDir = "out";
+  std::string format = "usda";  // usda | obj | none
+  std::string summaryPath;      // JSON summary ("" = none)
+  std::string launchTable;      // --launch-table FILE ("" = $WEFT_LAUNCH_TABLE, tuning/tables)
+  std::string meshPath;         // --mesh FILE.obj for scenes with a garment
+  bool debugLaunches = false;
+  bool useGraphs = true;
+};
+int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
+
+struct InfoOptions {
+  std::string device = "auto";
+  std::string launchTable;
+  std::string scene;  // per-scene table entries apply when given
+};
+int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err);
+
+int scenesCommand(std::ostream& out, std::ostream& err);
+
+/// Parses argv and runs the command (what main() does).
+int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace weft

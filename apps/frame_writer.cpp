@@ -1,0 +1,219 @@
+#include "apps/frame_writer.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include "kernels/runtime/errors.h"
+
+namespace weft {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path prepareDirectory(const std::string& directory) {
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  if (ec || !fs::is_directory(directory))
+    throw Error("cannot create the output folder " + directory + " (" + ec.message() + ")");
+  return fs::path(directory);
+}
+
+FILE* openForWriting(const fs::path& path) {
+  FILE* file = std::fopen(path.c_str(), "w");
+  if (!file) throw Error("cannot write " + path.string() + ": " + std::strerror(errno));
+  return file;
+}
+
+void writePoints(FILE* f, std::span<const Vec3> points) {
+  std::fputc('[', f);
+  for (size_t i = 0; i < points.size(); ++i)
+    std::fprintf(f, "%s(%.7g, %.7g, %.7g)", i ? ", " : "", points[i].x, points[i].y, points[i].z);
+  std::fputc(']', f);
+}
+
+/// One .usda file: the cloth as a Mesh with time-sampled points, shapes as prims.
+class UsdaWriter final : public FrameWriter {
+ public:
+  UsdaWriter(const fs::path& path, const ModelDesc& desc, double fps, int plannedFrames)
+      : path_(path), desc_(desc), fps_(fps) {
+    file_ = openForWriting(path);
+    std::fprintf(file_, "#usda 1.0\n(\n    defaultPrim = \"World\"\n");
+    // endTimeCode is rewritten in place by finish() when fewer frames were written; the padding
+    // keeps the line length fixed.
+    endTimeOffset_ = std::ftell(file_);
+    std::fprintf(file_, "    endTimeCode = %-12d\n", plannedFrames);
+    std::fprintf(file_,
+                 "    metersPerUnit = 1\n    startTimeCode = 0\n    timeCodesPerSecond = %.9g\n"
+                 "    upAxis = \"Z\"\n)\n\ndef Xform \"World\"\n{\n",
+                 fps);
+    writeShapes(plannedFrames);
+    std::fprintf(file_, "    def Mesh \"cloth\"\n    {\n        uniform bool doubleSided = 1\n");
+    std::fprintf(file_, "        int[] faceVertexCounts = [");
+    for (int t = 0; t < desc.numTriangles(); ++t) std::fprintf(file_, "%s3", t ? ", " : "");
+    std::fprintf(file_, "]\n        int[] faceVertexIndices = [");
+    for (int t = 0; t < desc.numTriangles(); ++t) {
+      const Int3 tri = desc.triangles[t];
+      std::fprintf(file_, "%s%d, %d, %d", t ? ", " : "", tri.x, tri.y, tri.z);
+    }
+    std::fprintf(file_, "]\n        uniform token subdivisionScheme = \"none\"\n");
+    std::fprintf(file_, "        point3f[] points.timeSamples = {\n");
+  }
+
+  ~UsdaWriter() override {
+    if (file_) finish();
+  }
+
+  void writeFrame(int frame, double, std::span<const Vec3> positions) override {
+    std::fprintf(file_, "            %d: ", frame);
+    writePoints(file_, positions);
+    std::fprintf(file_, ",\n");
+    lastFrame_ = frame;
+    if (std::ferror(file_)) throw Error("writing " + path_.string() + " failed (disk full?)");
+  }
+
+  void finish() override {
+    if (!file_) return;
+    std::fprintf(file_, "        }\n    }\n}\n");
+    std::fseek(file_, endTimeOffset_, SEEK_SET);
+    std::fprintf(file_, "    endTimeCode = %-12d\n", std::max(lastFrame_, 0));
+    const bool failed = std::ferror(file_) != 0;
+    std::fclose(file_);
+    file_ = nullptr;
+    if (failed) throw Error("writing " + path_.string() + " failed (disk full?)");
+  }
+
+  std::vector<std::string> files() const override { return {path_.string()}; }
+
+ private:
+  /// Pose ops of a shape prim; `scale` (boxes: the unit cube's half extents) is applied last.
+  void writeXform(const ShapeMotion& motion, int plannedFrames, const Vec3* scale) {
+    auto translate = [](const Transform& t, FILE* f) {
+      std::fprintf(f, "(%.7g, %.7g, %.7g)", t.p.x, t.p.y, t.p.z);
+    };
+    auto orient = [](const Transform& t, FILE* f) {  // USD quatf is (w, x, y, z)
+      std::fprintf(f, "(%.7g, %.7g, %.7g, %.7g)", t.q.w, t.q.x, t.q.y, t.q.z);
+    };
+    if (motion.type == MotionType::Static) {
+      std::fprintf(file_, "        double3 xformOp:translate = ");
+      translate(motion.pose0, file_);
+      std::fprintf(file_, "\n        quatf xformOp:orient = ");
+      orient(motion.pose0, file_);
+      std::fprintf(file_, "\n");
+    } else {
+      // Kinematic: poses are a function of time, evaluated here on the host at frame times.
+      for (int pass = 0; pass < 2; ++pass) {
+        std::fprintf(file_, pass == 0 ? "        double3 xformOp:translate.timeSamples = {\n"
+                                      : "        quatf xformOp:orient.timeSamples = {\n");
+        for (int frame = 0; frame <= plannedFrames; ++frame) {
+          const Transform t = poseAt(motion, float(frame / fps_));
+          std::fprintf(file_, "            %d: ", frame);
+          (pass == 0 ? translate : orient)(t, file_);
+          std::fprintf(file_, ",\n");
+        }
+        std::fprintf(file_, "        }\n");
+      }
+    }
+    if (scale)
+      std::fprintf(file_, "        float3 xformOp:scale = (%.7g, %.7g, %.7g)\n", scale->x, scale->y,
+                   scale->z);
+    std::fprintf(file_,
+                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
+                 "\"xformOp:orient\"%s]\n",
+                 scale ? ", \"xformOp:scale\"" : "");
+  }
+
+  void writeShapes(int plannedFrames) {
+    for (size_t i = 0; i < desc_.shapes.size(); ++i) {
+      const ShapeDesc& s = desc_.shapes[i];
+      const std::string name = "shape_" + std::to_string(i);
+      switch (s.geometry.type) {
+        case ShapeType::Plane:
+          std::fprintf(file_, "    def Mesh \"%s\"\n    {\n", name.c_str());
+          std::fprintf(file_,
+                       "        int[] faceVertexCounts = [4]\n"
+                       "        int[] faceVertexIndices = [0, 1, 2, 3]\n"
+                       "        point3f[] points = [(-10, -10, 0), (10, -10, 0), (10, 10, 0), "
+                       "(-10, 10, 0)]\n");
+          break;
+        case ShapeType::Box:
+          std::fprintf(file_, "    def Cube \"%s\"\n    {\n        double size = 2\n",
+                       name.c_str());
+          break;
+        case ShapeType::Sphere:
+          std::fprintf(file_, "    def Sphere \"%s\"\n    {\n        double radius = %.7g\n",
+                       name.c_str(), s.geometry.radius);
+          break;
+        case ShapeType::Capsule:
+          std::fprintf(file_,
+                       "    def Capsule \"%s\"\n    {\n        uniform token axis = \"Z\"\n"
+                       "        double height = %.7g\n        double radius = %.7g\n",
+                       name.c_str(), 2.0 * s.geometry.halfHeight, s.geometry.radius);
+          break;
+      }
+      if (!s.name.empty())
+        std::fprintf(file_, "        custom string weft:name = \"%s\"\n", s.name.c_str());
+      // A Cube of size 2 scaled by the half extents is the box.
+      writeXform(s.motion, plannedFrames,
+                 s.geometry.type == ShapeType::Box ? &s.geometry.halfExtents : nullptr);
+      std::fprintf(file_, "    }\n\n");
+    }
+  }
+
+  fs::path path_;
+  const ModelDesc& desc_;
+  double fps_;
+  FILE* file_ = nullptr;
+  long endTimeOffset_ = 0;
+  int lastFrame_ = -1;
+};
+
+/// One OBJ per frame: <scene>_<frame>.obj with the cloth's vertices and triangles.
+class ObjSequenceWriter final : public FrameWriter {
+ public:
+  ObjSequenceWriter(fs::path directory, std::string scene, const ModelDesc& desc)
+      : directory_(std::move(directory)), scene_(std::move(scene)), desc_(desc) {}
+
+  void writeFrame(int frame, double, std::span<const Vec3> positions) override {
+    char name[64];
+    std::snprintf(name, sizeof(name), "_%05d.obj", frame);
+    const fs::path path = directory_ / (scene_ + name);
+    FILE* f = openForWriting(path);
+    for (const Vec3& x : positions) std::fprintf(f, "v %.7g %.7g %.7g\n", x.x, x.y, x.z);
+    for (const Int3& t : desc_.triangles)
+      std::fprintf(f, "f %d %d %d\n", t.x + 1, t.y + 1, t.z + 1);
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) throw Error("writing " + path.string() + " failed (disk full?)");
+    files_.push_back(path.string());
+  }
+  void finish() override {}
+  std::vector<std::string> files() const override { return files_; }
+
+ private:
+  fs::path directory_;
+  std::string scene_;
+  const ModelDesc& desc_;
+  std::vector<std::string> files_;
+};
+
+}  // namespace
+
+FrameFormat parseFrameFormat(const std::string& text) {
+  if (text == "usda") return FrameFormat::Usda;
+  if (text == "obj") return FrameFormat::Obj;
+  if (text == "none") return FrameFormat::None;
+  throw Error("unknown output format '" + text + "': expected usda, obj or none");
+}
+
+std::unique_ptr<FrameWriter> makeFrameWriter(FrameFormat format, const std::string& directory,
+                                             const std::string& sceneName, const ModelDesc& desc,
+                                             double framesPerSecond, int plannedFrames) {
+  if (format == FrameFormat::None) return nullptr;
+  const fs::path dir = prepareDirectory(directory);
+  if (format == FrameFormat::Usda)
+    return std::make_unique<UsdaWriter>(dir / (sceneName + ".usda"), desc, framesPerSecond,
+                                        plannedFrames);
+  return std::make_unique<ObjSequenceWriter>(dir, sceneName, desc);
+}
+
+}  // namespace weft

@@ -1,0 +1,206 @@
+// weft run SCENE: build a scene, simulate it frame by frame (one CUDA graph replay per frame on
+// CUDA), write the frames, check the result, and summarize.
+//
+// Order matters for "nothing written half-way": every input is validated and the simulation is
+// built before the first file is created. If the state becomes non-finite, the run stops at that
+// frame, says which particle, keeps the frames written so far (they are what one wants to look
+// at) and exits with code 1.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/commands.h"
+#include "apps/common.h"
+#include "apps/frame_writer.h"
+#include "apps/progress.h"
+#include "kernels/runtime/errors.h"
+#include "scenes/scene.h"
+#include "solver/simulation.h"
+#include "weft_version.h"
+
+namespace weft {
+namespace {
+
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+std::string formatFixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+  return buffer;
+}
+
+/// Writes `text` to `path` atomically (temporary file, then rename).
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(target.parent_path(), ec);
+  }
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw Error("cannot write " + path + " (is the folder writable?)");
+    out << text;
+    if (!out) throw Error("writing " + path + " failed");
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) throw Error("cannot move " + tmp + " to " + path + ": " + ec.message());
+}
+
+struct Divergence {
+  long long frame;
+  int particle;
+};
+
+int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  // ---- Validate everything before anything is written -----------------------------------
+  const Scene& scene = findScene(options.scene);
+  const FrameFormat format = parseFrameFormat(options.format);
+  if (options.frames < 0) throw Error("--frames must be positive");
+  const int frames = options.frames > 0 ? options.frames : scene.defaultFrames;
+  auto device = openDevice(options.device, options.debugLaunches);
+  const TableSelection table = applyLaunchTable(*device, options.launchTable, scene.name, err);
+
+  SceneOptions sceneOptions;
+  sceneOptions.meshPath = options.meshPath;
+  const ModelDesc desc = scene.build(sceneOptions);
+  Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps, options.useGraphs);
+
+  // ---- Simulate ------------------------------------------------------------------------------
+  std::unique_ptr<FrameWriter> writer =
+      makeFrameWriter(format, options.outDir, scene.name, desc, scene.fps, frames);
+  if (writer) writer->writeFrame(0, 0.0, desc.positions);
+
+  std::vector<double> frameMs;
+  std::optional<Divergence> divergence;
+  std::vector<Vec3> positions = desc.positions, velocities = desc.velocities;
+  ProgressBar progress("weft run " + scene.name, frames);
+  const auto wallStart = std::chrono::steady_clock::now();
+  for (int frame = 1; frame <= frames; ++frame) {
+    sim.advanceFrame();
+    frameMs.push_back(sim.lastFrameMs());
+    positions = sim.positions();
+    velocities = sim.velocities();
+    if (const auto bad = firstNonFiniteParticle(positions, velocities)) {
+      divergence = Divergence{frame, *bad};
+      break;
+    }
+    if (writer) writer->writeFrame(frame, frame / scene.fps, positions);
+    progress.update(frame,
+                    formatFixed(1000.0 * frameMs.back() / scene.substeps, 1) + " us/substep");
+  }
+  progress.finish();
+  const double wallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  if (writer) writer->finish();
+
+  // ---- Checks ----------------------------------------------------------------------------
+  std::vector<CheckResult> checks;
+  if (divergence) {
+    checks.push_back({"finite", false,
+                      "particle " + std::to_string(divergence->particle) +
+                          " became non-finite at frame " + std::to_string(divergence->frame)});
+  } else {
+    checks = scene.checks(CheckInput{desc, positions, velocities, frames});
+  }
+  const bool allPass =
+      std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.pass; });
+  const double msPerFrame = median(frameMs);
+  const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
+  const long long framesDone = divergence ? divergence->frame : frames;
+
+  // ---- Summary -------------------------------------------------------------------------------
+  out << "weft run " << scene.name << "\n";
+  out << "  device        " << device->describe()
+      << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
+  out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
+  out << "  model         " << desc.numParticles() << " particles, " << desc.numTriangles()
+      << " triangles, " << desc.numEdges() << " edges, " << desc.coloring.numColors() << " colors, "
+      << desc.shapes.size() << " shapes\n";
+  out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
+      << scene.solver.iterations << " iterations at " << scene.fps << " fps, in "
+      << formatFixed(wallSeconds, 2) << " s wall\n";
+  out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
+      << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
+      << (device->isCuda() ? "CUDA events" : "host clock") << ")\n";
+  for (const CheckResult& c : checks)
+    out << "  check         " << (c.pass ? "pass " : "FAIL ") << c.name << ": " << c.detail << "\n";
+  if (writer)
+    for (const std::string& f :
+         writer->files().size() > 3
+             ? std::vector<std::string>{writer->files().front(), "...", writer->files().back()}
+             : writer->files())
+      out << "  output        " << f << "\n";
+  out << "  result        " << (allPass ? "all checks pass" : "FAILED") << "\n";
+
+  if (!options.summaryPath.empty()) {
+    nlohmann::json j;
+    j["scene"] = scene.name;
+    j["device"] = device->describe();
+    j["backend"] = std::string(backendName(device->backend()));
+    if (device->isCuda()) {
+      j["gpu"] = device->gpu().identity.name;
+      j["driver"] = device->gpu().driverVersion;
+      j["cuda_runtime"] = device->gpu().runtimeVersion;
+    }
+    j["commit"] = WEFT_GIT_COMMIT;
+    j["launch_table"] = {{"in_use", describeTableInUse(table)}, {"reason", table.reason}};
+    j["cuda_graph_per_frame"] = sim.usesGraphs();
+    j["frames"] = framesDone;
+    j["frames_requested"] = frames;
+    j["fps"] = scene.fps;
+    j["substeps_per_frame"] = scene.substeps;
+    j["iterations"] = scene.solver.iterations;
+    j["particles"] = desc.numParticles();
+    j["triangles"] = desc.numTriangles();
+    j["edges"] = desc.numEdges();
+    j["colors"] = desc.coloring.numColors();
+    j["us_per_substep_median"] = usPerSubstep;
+    j["ms_per_frame_median"] = msPerFrame;
+    j["frame_ms"] = frameMs;
+    j["wall_seconds"] = wallSeconds;
+    nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object();
+    for (const CheckResult& c : checks) {
+      checkPass[c.name] = c.pass;
+      checkDetail[c.name] = c.detail;
+    }
+    j["checks"] = checkPass;
+    j["check_details"] = checkDetail;
+    j["all_checks_pass"] = allPass;
+    j["diverged"] = divergence ? nlohmann::json{{"frame", divergence->frame},
+                                                {"particle", divergence->particle}}
+                               : nlohmann::json(nullptr);
+    j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
+    writeFileAtomically(options.summaryPath, j.dump(2) + "\n");
+    out << "  summary       " << options.summaryPath << "\n";
+  }
+  return allPass ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    return runScene(options, out, err);
+  } catch (const Error& e) {
+    err << "weft run: error: " << e.what() << "\n";
+    return kExitError;
+  } catch (const std::exception& e) {
+    err << "weft run: unexpected error: " << e.what() << "\n";
+    return kExitError;
+  }
+}
+
+}  // namespace weft

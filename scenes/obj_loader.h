@@ -1,0 +1,31 @@
+// Wavefront OBJ loading for cloth meshes (any OBJ can replace a scene's procedural cloth).
+//
+// Only geometry is read: `v` positions and `f` faces of every object and group, merged into one
+// mesh whose vertex i is the file's i-th `v` line (so vertex ids match the file, counting from 0).
+// Normals, texture coordinates, materials, lines and points are ignored. Polygons are split into
+// triangles that keep the face's winding: quads along the shorter diagonal, larger polygons by
+// ear clipping in the polygon's own plane.
+//
+// Parsing is done by tinyobjloader; the loader adds the checks it lacks (it reads "nan" or a
+// misspelled number as 0 and only warns about out-of-range face indices), so every malformed file
+// ends in a weft::Error that names the file and, where possible, the line or face.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernels/math.h"
+
+namespace weft {
+
+struct MeshData {
+  std::vector<Vec3> vertices;   // (numVertices) positions, in the file's units
+  std::vector<Int3> triangles;  // (numTriangles) vertex ids, wound like the file's faces
+};
+
+/// Loads a Wavefront OBJ with tinyobjloader (triangulating polygons, merging all objects/groups,
+/// ignoring normals/uvs/materials). Throws weft::Error naming the file for: missing/unreadable
+/// file, parse errors, no faces, face indices out of range, non-finite coordinates.
+MeshData loadObjMesh(const std::string& path);
+
+}  // namespace weft

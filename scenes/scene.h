@@ -1,0 +1,46 @@
+// The scene library: every scene Weft can run, shared by the CLI, the tests and the benchmarks
+// (STYLE.md §10). A Scene is data: a name, a one-line description, its units and timing
+// (fps, substeps, iterations via the solver options), a builder that makes the ModelDesc
+// procedurally, the default frame count (the reference's test length), and its final checks.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "scenes/checks.h"
+#include "solver/model.h"
+#include "solver/model_desc.h"
+
+namespace weft {
+
+/// Options a user may pass to any scene (those a scene does not use are ignored, and the scene's
+/// description says which it uses).
+struct SceneOptions {
+  std::string meshPath;  // replace the scene's cloth mesh with this OBJ (scenes with a garment)
+};
+
+struct Scene {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string description;  // one line
+  std::string units = "m, kg, s";
+  double fps = 60.0;
+  int substeps = 10;
+  int defaultFrames = 100;
+  SolverOptions solver;
+  std::function<ModelDesc(const SceneOptions&)> build;
+  std::function<std::vector<CheckResult>(const CheckInput&)> checks;
+};
+
+/// All scenes, in a stable order.
+const std::vector<Scene>& allScenes();
+/// The scene called `name` (or one of its aliases). Throws weft::Error listing the valid names.
+const Scene& findScene(const std::string& name);
+/// "cloth_hanging, ..." for messages.
+std::string sceneNames();
+
+// Scene definitions (one file each).
+Scene makeClothHangingScene();
+
+}  // namespace weft

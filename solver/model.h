@@ -1,0 +1,101 @@
+// Model / State / Scratch: the three kinds of solver data (STYLE.md §3, MuJoCo's mjModel/mjData).
+//
+//   Model    immutable after upload: rest shape, materials, adjacency, colors, shapes, drivers.
+//   State    what evolves and what a user reads: positions, velocities, the substep counter
+//            (simulation time = substep · dt, read on the device by kinematic motion).
+//   Scratch  per-substep work memory: the inertial target, displacements, contacts, shape poses.
+// All three are allocated once, before the first step; step() allocates nothing, so a whole
+// frame can be captured as one CUDA graph. Buffers are public members with shape comments, as in
+// MuJoCo; kernels receive raw pointers from them (solver_vbd.cpp builds the argument structs).
+#pragma once
+
+#include <vector>
+
+#include "kernels/generate_particle_shape_contacts.cuh"
+#include "kernels/materials.h"
+#include "kernels/runtime/buffer.h"
+#include "kernels/shape.h"
+#include "solver/model_desc.h"
+
+namespace weft {
+
+/// Solver settings (reference SolverVBD constructor and model-level contact parameters).
+struct SolverOptions {
+  int iterations = 10;            // Gauss–Seidel sweeps per substep
+  float frictionEpsilon = 1e-2f;  // friction smoothing velocity [m/s]; ε_u = frictionEpsilon·dt
+  bool tileSolve = true;          // solve_elasticity_tile (true) or solve_elasticity
+  Vec3 gravity{0.0f, 0.0f, -9.81f};                      // [m/s²]
+  ContactMaterial particleContact{1.0e3f, 10.0f, 0.5f};  // model soft_contact_ke / kd / mu
+  float shapeContactMargin = 0.01f;  // CollisionPipeline soft_contact_margin [m]
+
+  /// Throws weft::Error naming the first invalid field.
+  void validate() const;
+};
+
+class Model {
+ public:
+  Model(const Device& device, const ModelDesc& desc, const SolverOptions& options);
+
+  int numParticles = 0, numTriangles = 0, numEdges = 0, numShapes = 0, numDriven = 0;
+
+  // Particles
+  DeviceBuffer<float> masses;     // (numParticles) [kg]
+  DeviceBuffer<float> invMasses;  // (numParticles) [1/kg], 0 = held or driven
+  DeviceBuffer<float> radii;      // (numParticles) [m]
+
+  // Membrane and bending elements
+  DeviceBuffer<Int3> triangles;                      // (numTriangles)
+  DeviceBuffer<Mat22> triangleRestInverse;           // (numTriangles) Dm⁻¹
+  DeviceBuffer<float> triangleRestAreas;             // (numTriangles) [m²]
+  DeviceBuffer<TriangleMaterial> triangleMaterials;  // (numTriangles)
+  DeviceBuffer<Int4> edges;                          // (numEdges) (o0, o1, v0, v1)
+  DeviceBuffer<float> edgeRestAngles;                // (numEdges) [rad]
+  DeviceBuffer<float> edgeRestLengths;               // (numEdges) [m]
+  DeviceBuffer<EdgeMaterial> edgeMaterials;          // (numEdges)
+
+  // What the vertex solve visits: the adjacency restricted to elements that have energy
+  // (triangles with ke or ka > 0; interior hinges with edge ke > 0), as (element, slot) pairs.
+  DeviceBuffer<int> solveTriangleOffsets;  // (numParticles + 1)
+  DeviceBuffer<int> solveTriangleEntries;  // (2 x ...)
+  DeviceBuffer<int> solveHingeOffsets;     // (numParticles + 1)
+  DeviceBuffer<int> solveHingeEntries;     // (2 x ...)
+  int maxElementsPerParticle = 0;
+
+  // Coloring: colorOffsets stays on the host (the color loop is host-side); particle ids per
+  // color live on the device.
+  std::vector<int> colorOffsets;       // (numColors + 1)
+  DeviceBuffer<int> particlesByColor;  // (numParticles)
+  int numColors() const { return int(colorOffsets.size()) - 1; }
+
+  // Shapes
+  DeviceBuffer<ShapeGeometry> shapeGeometry;     // (numShapes)
+  DeviceBuffer<ShapeMotion> shapeMotions;        // (numShapes)
+  DeviceBuffer<ContactMaterial> shapeMaterials;  // (numShapes), mixed with particleContact
+  DeviceBuffer<float> shapeMargins;              // (numShapes) [m]
+
+  // Driven particles
+  DeviceBuffer<int> drivenParticles;     // (numDriven) particle ids
+  DeviceBuffer<int> drivenDriver;        // (numDriven) index into drivers
+  DeviceBuffer<Vec3> drivenInitial;      // (numDriven) positions at t = 0 [m]
+  DeviceBuffer<ParticleDriver> drivers;  // (numDrivers)
+};
+
+struct State {
+  State(const Device& device, const ModelDesc& desc);
+
+  DeviceBuffer<Vec3> positions;     // (numParticles) [m]
+  DeviceBuffer<Vec3> velocities;    // (numParticles) [m/s]
+  DeviceBuffer<long long> substep;  // (1) substeps completed since t = 0
+};
+
+struct Scratch {
+  Scratch(const Device& device, const Model& model);
+
+  DeviceBuffer<Vec3> stepStart;        // (numParticles) x_n: damping anchor, velocity base [m]
+  DeviceBuffer<Vec3> inertia;          // (numParticles) y = x_n + dt·v + dt²·g [m]
+  DeviceBuffer<Vec3> displacements;    // (numParticles) Δ since the last anchor [m]
+  DeviceBuffer<Transform> shapePoses;  // (2 x numShapes): end, start of the substep
+  DeviceBuffer<ShapeContact> shapeContacts;  // (numParticles x numShapes)
+};
+
+}  // namespace weft

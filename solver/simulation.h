@@ -1,0 +1,62 @@
+// Simulation: a model, its state and the solver, advanced a frame (several substeps) at a time.
+//
+// On CUDA the first advanceFrame() captures all substeps of a frame into one CUDA graph
+// (FrameGraph); every frame after that is a single graph replay, with no host work per substep
+// (kinematic motion reads the substep counter on the device). On the CPU, and when graphs are
+// switched off, the substeps are launched directly. Each frame's device time is measured with
+// CUDA events around the replay (host clock on the CPU).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "kernels/runtime/graph.h"
+#include "kernels/runtime/timer.h"
+#include "solver/model.h"
+#include "solver/solver_vbd.h"
+
+namespace weft {
+
+class Simulation {
+ public:
+  Simulation(const Device& device, const ModelDesc& desc, const SolverOptions& options,
+             double frameSeconds, int substepsPerFrame, bool useGraphs = true);
+
+  /// Runs one frame (all its substeps) and waits for it.
+  void advanceFrame();
+  /// Device time of the last frame [ms].
+  double lastFrameMs() const { return lastFrameMs_; }
+
+  int substepsPerFrame() const { return substeps_; }
+  double substepSeconds() const { return solver_.dtSeconds(); }
+  long long framesDone() const { return frames_; }
+  bool usesGraphs() const { return useGraphs_; }
+
+  std::vector<Vec3> positions() const { return state_.positions.download(); }
+  std::vector<Vec3> velocities() const { return state_.velocities.download(); }
+  /// Substeps completed according to the device-side counter.
+  long long substepCounter() const { return state_.substep.download()[0]; }
+
+  const Device& device() const { return device_; }
+  const Model& model() const { return model_; }
+  State& state() { return state_; }
+  Scratch& scratch() { return scratch_; }
+  SolverVBD& solver() { return solver_; }
+
+ private:
+  void runSubsteps();
+
+  const Device& device_;
+  Model model_;
+  State state_;
+  Scratch scratch_;
+  SolverVBD solver_;
+  int substeps_;
+  bool useGraphs_;
+  FrameGraph graph_;
+  DeviceTimer frameTimer_;
+  double lastFrameMs_ = 0.0;
+  long long frames_ = 0;
+};
+
+}  // namespace weft

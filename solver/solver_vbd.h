@@ -1,0 +1,71 @@
+// SolverVBD: Vertex Block Descent for cloth (Chen et al., SIGGRAPH 2024), following the reference
+// solver (Newton SolverVBD, cloth_vbd_spec.md) stage by stage. One call of step() is one substep:
+//
+//   updateKinematics        shape poses and driven particles at this substep (device time)
+//   generateShapeContacts   which shapes each particle touches (frozen for the substep)
+//   forwardStep             inertial target y and initial guess Δ = dt·v'
+//   applyTruncation         x = anchor + Δ
+//   for each iteration, for each color:
+//     solveColor            3×3 Newton step per particle of the color: Δ += H⁻¹f
+//     applyTruncation       x = anchor + Δ for every particle
+//   updateVelocity          v = (x − x_n)/dt; advance the substep counter
+//
+// Nothing here allocates or reads back to the host, so a frame of substeps can be captured as
+// one CUDA graph (Simulation does). Every launch goes through launch()/launchTile() with the
+// kernel's KernelId, so its block size comes from the launch table.
+// Self-contact (detection, contact forces, planar truncation) is not part of this solver yet.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "kernels/runtime/device.h"
+#include "kernels/runtime/timer.h"
+#include "solver/model.h"
+
+namespace weft {
+
+/// Where substeps spend their time, per stage. Filled only while profiling is on (it
+/// synchronizes after every stage, so it is for breakdowns, not for the headline µs/substep).
+struct StepProfile {
+  enum Stage { Kinematics, ShapeContacts, ForwardStep, Solve, Truncation, Velocity, kNumStages };
+  std::array<double, kNumStages> milliseconds{};
+  std::array<int, kNumStages> calls{};
+  int substeps = 0;
+  static std::string_view stageName(int stage);
+};
+
+class SolverVBD {
+ public:
+  SolverVBD(const Device& device, const Model& model, const SolverOptions& options,
+            double dtSeconds);
+
+  /// Advances `state` by one substep of dtSeconds.
+  void step(State& state, Scratch& scratch);
+
+  /// Start (non-null) or stop (null) accumulating per-stage times into `profile`.
+  void setProfile(StepProfile* profile) { profile_ = profile; }
+  double dtSeconds() const { return dt_; }
+  const SolverOptions& options() const { return options_; }
+
+ private:
+  void updateKinematics(State& state, Scratch& scratch) const;
+  void generateShapeContacts(const State& state, Scratch& scratch) const;
+  void forwardStep(const State& state, Scratch& scratch) const;
+  void solveColor(int color, const State& state, Scratch& scratch) const;
+  void applyTruncation(State& state, Scratch& scratch) const;
+  void updateVelocity(State& state, Scratch& scratch) const;
+
+  /// Runs one stage, timing it when profiling.
+  template <class F>
+  void stage(StepProfile::Stage s, F&& run);
+
+  const Device& device_;
+  const Model& model_;
+  SolverOptions options_;
+  double dt_;
+  StepProfile* profile_ = nullptr;
+  DeviceTimer stageTimer_;
+};
+
+}  // namespace weft

@@ -1,0 +1,193 @@
+// The weft command line, run in-process: outputs, exit codes, and bad input that must fail
+// clearly without writing anything.
+#include "apps/commands.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace weft {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct CliResult {
+  int code;
+  std::string out, err;
+};
+
+CliResult cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "weft");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int code = runCli(int(argv.size()), argv.data(), out, err);
+  return {code, out.str(), err.str()};
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("weft_cli_test_" + std::to_string(std::random_device{}()));
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(CliTest, ScenesListsEverySceneWithItsSize) {
+  const CliResult r = cli({"scenes"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cloth_hanging"));
+  EXPECT_THAT(r.out, HasSubstr("1089 particles"));
+  EXPECT_THAT(r.out, HasSubstr("240 frames"));
+}
+
+TEST_F(CliTest, RunWritesUsdaAndJsonSummary) {
+  const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "3", "--out",
+                           path("frames"), "--summary", path("summary.json")});
+  EXPECT_TRUE(r.code == kExitOk || r.code == kExitCheckFailed) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("us/substep"));
+
+  const auto summary = nlohmann::json::parse(readFile(path("summary.json")));
+  EXPECT_EQ(summary["scene"], "cloth_hanging");
+  EXPECT_EQ(summary["frames"], 3);
+  EXPECT_EQ(summary["substeps_per_frame"], 10);
+  EXPECT_EQ(summary["backend"], "cpu");
+  EXPECT_GT(summary["us_per_substep_median"].get<double>(), 0.0);
+  EXPECT_EQ(summary["checks"]["finite"], true);
+  EXPECT_EQ(summary["checks"]["above_ground"], true);
+  EXPECT_TRUE(summary["checks"].contains("settled"));
+  EXPECT_EQ(summary["all_checks_pass"], r.code == kExitOk);
+  EXPECT_TRUE(summary["diverged"].is_null());
+
+  const std::string usda = readFile(path("frames/cloth_hanging.usda"));
+  EXPECT_EQ(usda.rfind("#usda 1.0", 0), 0u);
+  EXPECT_THAT(usda, HasSubstr("endTimeCode = 3 "));
+  EXPECT_THAT(usda, HasSubstr("timeCodesPerSecond = 60"));
+  EXPECT_THAT(usda, HasSubstr("point3f[] points.timeSamples"));
+  for (int frame = 0; frame <= 3; ++frame)
+    EXPECT_THAT(usda, HasSubstr("            " + std::to_string(frame) + ": [("));
+  // Each time sample holds every particle.
+  const size_t sample = usda.find("            1: [");
+  const size_t end = usda.find('\n', sample);
+  const std::string line = usda.substr(sample, end - sample);
+  EXPECT_EQ(std::count(line.begin(), line.end(), '('), 1089);
+}
+
+TEST_F(CliTest, RunWritesObjPerFrame) {
+  const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "2", "--out",
+                           path("objs"), "--format", "obj"});
+  EXPECT_TRUE(r.code == kExitOk || r.code == kExitCheckFailed) << r.err;
+  for (const char* name : {"cloth_hanging_00000.obj", "cloth_hanging_00002.obj"}) {
+    const std::string obj = readFile(path(std::string("objs/") + name));
+    EXPECT_EQ(std::count(obj.begin(), obj.end(), 'v'), 1089) << name;
+    EXPECT_THAT(obj, HasSubstr("\nf 1 2 34\n"));
+  }
+}
+
+// Half a second in, the cloth is mid-swing: the run completes, its "settled" check fails, and
+// the exit code says so.
+TEST_F(CliTest, FailedCheckGivesExitCodeOne) {
+  const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "30", "--format",
+                           "none", "--summary", path("s.json")});
+  EXPECT_EQ(r.code, kExitCheckFailed) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("FAIL settled"));
+  const auto summary = nlohmann::json::parse(readFile(path("s.json")));
+  EXPECT_EQ(summary["checks"]["settled"], false);
+  EXPECT_EQ(summary["all_checks_pass"], false);
+}
+
+TEST_F(CliTest, UnknownSceneFailsListingScenesAndWritesNothing) {
+  const CliResult r =
+      cli({"run", "no_such_scene", "--out", path("out"), "--summary", path("s.json")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("unknown scene 'no_such_scene'"));
+  EXPECT_THAT(r.err, HasSubstr("cloth_hanging"));
+  EXPECT_FALSE(fs::exists(dir_));
+}
+
+TEST_F(CliTest, BadArgumentsFailWithoutWriting) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"run", "cloth_hanging", "--device", "gpu"},
+           {"run", "cloth_hanging", "--frames", "0"},
+           {"run", "cloth_hanging", "--frames", "-3"},
+           {"run", "cloth_hanging", "--format", "vtk"},
+           {"run"},
+           {"frobnicate"},
+       }) {
+    std::vector<std::string> full = args;
+    full.insert(full.end(), {"--out", path("out")});
+    const CliResult r = cli(full);
+    EXPECT_EQ(r.code, kExitError) << args[0] << " " << (args.size() > 2 ? args[2] : "");
+    EXPECT_FALSE(r.err.empty());
+    EXPECT_FALSE(fs::exists(dir_));
+  }
+}
+
+TEST_F(CliTest, MalformedLaunchTableFailsNamingTheFile) {
+  fs::create_directories(dir_);
+  const std::string table = path("table.json");
+  std::ofstream(table) << R"({"format": "weft-launch-table", "version": 1, "gpu": )"
+                       << R"({"name": "X", "compute_capability": "9.0", "sm_count": 1},)"
+                       << R"( "kernels": {"forward_stepp": {"block_size": 64}}})";
+  const CliResult r = cli(
+      {"run", "cloth_hanging", "--device", "cpu", "--launch-table", table, "--out", path("out")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("table.json"));
+  EXPECT_THAT(r.err, HasSubstr("forward_stepp"));
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+TEST_F(CliTest, MissingMeshFailsNamingTheFile) {
+  const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--mesh", path("missing.obj"),
+                           "--out", path("out")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("missing.obj"));
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+TEST_F(CliTest, CudaWithoutGpuIsAClearError) {
+  if (visibleCudaDevices() > 0) GTEST_SKIP() << "a GPU is visible";
+  const CliResult r = cli({"run", "cloth_hanging", "--device", "cuda", "--out", path("out")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("--device cpu"));
+  EXPECT_FALSE(fs::exists(path("out")));
+}
+
+TEST_F(CliTest, InfoReportsBackendAndTable) {
+  const CliResult r = cli({"info", "--device", "cpu"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("backend       cpu"));
+  EXPECT_THAT(r.out, HasSubstr("launch table  built-in defaults"));
+}
+
+TEST_F(CliTest, InfoOnCudaListsEveryKernelsLaunchSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  const CliResult r = cli({"info", "--device", "cuda", "--scene", "cloth_hanging"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  for (KernelId id : allKernels()) EXPECT_THAT(r.out, HasSubstr(std::string(kernelName(id))));
+}
+
+TEST_F(CliTest, HelpExitsZero) {
+  EXPECT_EQ(cli({"--help"}).code, kExitOk);
+  EXPECT_EQ(cli({"run", "--help"}).code, kExitOk);
+}
+
+}  // namespace
+}  // namespace weft
