@@ -4,6 +4,10 @@ execute_process(COMMAND git rev-parse --short=12 HEAD WORKING_DIRECTORY ${SOURCE
                 OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 execute_process(COMMAND git status --porcelain --untracked-files=no WORKING_DIRECTORY ${SOURCE_DIR}
                 OUTPUT_VARIABLE dirty OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+if(NOT commit AND EXISTS ${SOURCE_DIR}/.device-deps/commit)
+  # A copy without .git (the GPU machine): the commit recorded by .ci/device-pack.
+  file(STRINGS ${SOURCE_DIR}/.device-deps/commit commit LIMIT_COUNT 1)
+endif()
 if(NOT commit)
   set(commit "unknown")
 elseif(dirty)
