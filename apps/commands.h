@@ -25,6 +25,7 @@ struct RunOptions {
   std::string meshPath;         // --mesh FILE.obj for scenes with a garment
   bool debugLaunches = false;
   bool useGraphs = true;
+  bool intersectionsEveryFrame = false;  // count self-intersections after every frame
 };
 int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
 

@@ -18,6 +18,7 @@
 #include "apps/common.h"
 #include "apps/frame_writer.h"
 #include "apps/progress.h"
+#include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
 #include "scenes/scene.h"
 #include "solver/simulation.h"
@@ -83,6 +84,8 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       makeFrameWriter(format, options.outDir, scene.name, desc, scene.fps, frames);
   if (writer) writer->writeFrame(0, 0.0, desc.positions);
 
+  IntersectionCounter intersections(*device, desc.numParticles(), desc.triangles, desc.edges);
+  std::vector<int> intersectionsPerFrame;
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
   std::vector<Vec3> positions = desc.positions, velocities = desc.velocities;
@@ -98,6 +101,8 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       break;
     }
     if (writer) writer->writeFrame(frame, frame / scene.fps, positions);
+    if (options.intersectionsEveryFrame)
+      intersectionsPerFrame.push_back(intersections.count(sim.state().positions.data()));
     progress.update(frame,
                     formatFixed(1000.0 * frameMs.back() / scene.substeps, 1) + " us/substep");
   }
@@ -107,6 +112,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (writer) writer->finish();
 
   // ---- Checks ----------------------------------------------------------------------------
+  const int selfIntersections = divergence ? -1 : intersections.count(sim.state().positions.data());
   std::vector<CheckResult> checks;
   if (divergence) {
     checks.push_back({"finite", false,
@@ -114,6 +120,8 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                           " became non-finite at frame " + std::to_string(divergence->frame)});
   } else {
     checks = scene.checks(CheckInput{desc, positions, velocities, frames});
+    if (scene.checksSelfIntersections)
+      checks.push_back(checkNoSelfIntersections(selfIntersections));
   }
   const bool allPass =
       std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.pass; });
@@ -135,6 +143,22 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
       << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
       << (device->isCuda() ? "CUDA events" : "host clock") << ")\n";
+  if (selfIntersections >= 0)
+    out << "  intersections " << selfIntersections << " edge-triangle self-intersections at the end"
+        << (options.intersectionsEveryFrame
+                ? ", at most " +
+                      std::to_string(*std::max_element(intersectionsPerFrame.begin(),
+                                                       intersectionsPerFrame.end())) +
+                      " in any frame"
+                : "")
+        << "\n";
+  const Simulation::ContactReport& contacts = sim.contactReport();
+  if (scene.solver.selfContact.enabled) {
+    out << "  self-contact  largest candidate lists: " << contacts.largest.maxVertexTriangle
+        << " triangles per vertex, " << contacts.largest.maxEdgeEdge << " edges per edge, "
+        << contacts.largest.maxTriangleVertex << " vertices per triangle\n";
+    for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
+  }
   for (const CheckResult& c : checks)
     out << "  check         " << (c.pass ? "pass " : "FAIL ") << c.name << ": " << c.detail << "\n";
   if (writer)
@@ -183,6 +207,18 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                                                 {"particle", divergence->particle}}
                                : nlohmann::json(nullptr);
     j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
+    j["self_intersections"] =
+        selfIntersections >= 0 ? nlohmann::json(selfIntersections) : nlohmann::json(nullptr);
+    if (options.intersectionsEveryFrame) j["self_intersections_per_frame"] = intersectionsPerFrame;
+    if (scene.solver.selfContact.enabled) {
+      j["self_contact"] = {{"largest_vertex_triangle", contacts.largest.maxVertexTriangle},
+                           {"largest_edge_edge", contacts.largest.maxEdgeEdge},
+                           {"largest_triangle_vertex", contacts.largest.maxTriangleVertex},
+                           {"capacity_vertex_triangle", contacts.vertexTriangleCapacity},
+                           {"capacity_edge_edge", contacts.edgeEdgeCapacity},
+                           {"capacity_triangle_vertex", contacts.triangleVertexCapacity},
+                           {"regrowths", contacts.regrowths}};
+    }
     writeFileAtomically(options.summaryPath, j.dump(2) + "\n");
     out << "  summary       " << options.summaryPath << "\n";
   }

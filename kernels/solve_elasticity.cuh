@@ -60,6 +60,8 @@ struct VertexSolve {
   const Transform* __restrict__ shapePoses;            // (2 x numShapes): end, start of substep
   const ContactMaterial* __restrict__ shapeMaterials;  // (numShapes) mixed with the particles'
   const float* __restrict__ shapeMargins;              // (numShapes) [m]
+  const Vec3* __restrict__ contactForces;              // (numParticles) self-contact, or null
+  const Mat33* __restrict__ contactHessians;           // (numParticles) self-contact, or null
   Vec3* __restrict__ displacements;                    // (numParticles) Δ [m]
 
   WEFT_HD int triangleCount(int v) const {
@@ -92,7 +94,9 @@ struct VertexSolve {
                                edgeRestAngles[e], edgeRestLengths[e], m.ke, m.kd, dtSeconds);
   }
 
-  /// Adds inertia and shape contacts to the summed elements and takes the 3×3 Newton step.
+  /// Adds inertia, shape contacts and (when present) the self-contact terms gathered by
+  /// accumulate_self_contact_force_and_hessian to the summed elements, then takes the 3×3
+  /// Newton step.
   WEFT_HD void finish(int v, const ForceHessian& elastic) const {
     if (invMasses[v] == 0.0f) return;
     const Vec3 x = positions[v];
@@ -108,6 +112,10 @@ struct VertexSolve {
           x, stepStart[v], transformPoint(shapePoses[s], contacts[c].bodyPoint),
           transformPoint(shapePoses[numShapes + s], contacts[c].bodyPoint), contacts[c].normal,
           radii[v] + shapeMargins[s], m.ke, m.kd, m.mu, frictionEpsilon, dtSeconds);
+    }
+    if (contactForces) {
+      total.force += contactForces[v];
+      total.hessian += contactHessians[v];
     }
     const float det = determinant(total.hessian);
     if (fabsf(det) > 1e-8f) displacements[v] += inverse(total.hessian, det) * total.force;

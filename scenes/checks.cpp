@@ -53,6 +53,11 @@ CheckResult checkAboveGround(const CheckInput& in, float groundZ, float toleranc
           format("lowest particle z = %.4g (limit %.4g)", lowest, groundZ - tolerance)};
 }
 
+CheckResult checkNoSelfIntersections(int count) {
+  return {"no_self_intersections", count == 0,
+          std::to_string(count) + " edge-triangle intersections"};
+}
+
 CheckResult checkSettled(const CheckInput& in, float maxSpeed) {
   float fastest = 0.0f;
   for (const Vec3& v : in.velocities) fastest = std::max(fastest, length(v));

@@ -35,6 +35,8 @@ CheckResult checkFinite(const CheckInput& in);
 CheckResult checkBounded(const CheckInput& in, const Vec3& lower, const Vec3& upper);
 /// No particle centre below the plane z = groundZ − tolerance.
 CheckResult checkAboveGround(const CheckInput& in, float groundZ, float tolerance);
+/// The mesh does not pass through itself: `count` edge–triangle intersections (must be 0).
+CheckResult checkNoSelfIntersections(int count);
 /// Largest particle speed below maxSpeed (the scene has settled).
 CheckResult checkSettled(const CheckInput& in, float maxSpeed);
 

@@ -8,6 +8,7 @@ const std::vector<Scene>& allScenes() {
   static const std::vector<Scene> scenes = [] {
     std::vector<Scene> list;
     list.push_back(makeClothHangingScene());
+    list.push_back(makeClothFoldScene());
     return list;
   }();
   return scenes;

@@ -29,6 +29,7 @@ struct Scene {
   int substeps = 10;
   int defaultFrames = 100;
   SolverOptions solver;
+  bool checksSelfIntersections = false;  // count mesh self-intersections at the end (must be 0)
   std::function<ModelDesc(const SceneOptions&)> build;
   std::function<std::vector<CheckResult>(const CheckInput&)> checks;
 };
@@ -42,5 +43,6 @@ std::string sceneNames();
 
 // Scene definitions (one file each).
 Scene makeClothHangingScene();
+Scene makeClothFoldScene();
 
 }  // namespace weft

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/runtime/errors.h"
+#include "solver/contact_filter.h"
 
 namespace weft {
 
@@ -45,6 +46,25 @@ void SolverOptions::validate() const {
   requireFinitePositive(particleContact.kd, "particleContact.kd", true);
   requireFinitePositive(particleContact.mu, "particleContact.mu", true);
   requireFinitePositive(shapeContactMargin, "shapeContactMargin", true);
+  const SelfContactOptions& sc = selfContact;
+  if (sc.enabled) {
+    requireFinitePositive(sc.radius, "selfContact.radius", false);
+    requireFinitePositive(sc.margin, "selfContact.margin", false);
+    if (sc.margin < sc.radius)
+      throw Error("solver option selfContact.margin (" + std::to_string(sc.margin) +
+                  ") must be at least selfContact.radius (" + std::to_string(sc.radius) +
+                  "): pairs must be detected before they touch");
+    if (!(sc.relaxation > 0.0f && sc.relaxation <= 1.0f))
+      throw Error("solver option selfContact.relaxation must be in (0, 1]");
+    requireFinitePositive(sc.restExclusion, "selfContact.restExclusion", true);
+    requireFinitePositive(sc.edgeParallelEpsilon, "selfContact.edgeParallelEpsilon", true);
+    if (sc.topologicalFilter < 0 || sc.bvhRebuildInterval < 0)
+      throw Error(
+          "solver options selfContact.topologicalFilter and bvhRebuildInterval must not "
+          "be negative");
+    if (sc.vertexTriangleCapacity < 1 || sc.edgeEdgeCapacity < 1 || sc.triangleVertexCapacity < 1)
+      throw Error("self-contact capacities must be at least 1");
+  }
 }
 
 Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& options)
@@ -100,6 +120,25 @@ Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& o
   solveHingeOffsets = DeviceBuffer<int>(device, hingeOffsets);
   solveHingeEntries = DeviceBuffer<int>(device, hingeEntries);
 
+  // Full adjacency, for self-contact gathers.
+  triangleOffsets = DeviceBuffer<int>(device, desc.adjacency.triangleOffsets);
+  triangleEntries = DeviceBuffer<int>(device, desc.adjacency.triangleEntries);
+  edgeOffsets = DeviceBuffer<int>(device, desc.adjacency.edgeOffsets);
+  edgeEntries = DeviceBuffer<int>(device, desc.adjacency.edgeEntries);
+
+  // Self-contact: rest shape, worlds and the topological filter (built once on the host).
+  if (options.selfContact.enabled) {
+    if (!desc.worlds.empty() && int(desc.worlds.size()) != numParticles)
+      throw Error("the model's world ids do not match its particle count");
+    restPositions = DeviceBuffer<Vec3>(device, desc.positions);
+    worlds = DeviceBuffer<int>(device, desc.worlds);
+    const ContactFilter filter = buildContactFilter(desc, options.selfContact.topologicalFilter);
+    vertexFilterOffsets = DeviceBuffer<int>(device, filter.vertexTriangleOffsets);
+    vertexFilterValues = DeviceBuffer<int>(device, filter.vertexTriangles);
+    edgeFilterOffsets = DeviceBuffer<int>(device, filter.edgeEdgeOffsets);
+    edgeFilterValues = DeviceBuffer<int>(device, filter.edgeEdges);
+  }
+
   // Coloring
   colorOffsets = desc.coloring.colorOffsets;
   particlesByColor = DeviceBuffer<int>(device, desc.coloring.particlesByColor);
@@ -147,11 +186,41 @@ State::State(const Device& device, const ModelDesc& desc)
       velocities(device, desc.velocities),
       substep(device, size_t(1)) {}
 
-Scratch::Scratch(const Device& device, const Model& model)
+Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& options)
     : stepStart(device, size_t(model.numParticles)),
       inertia(device, size_t(model.numParticles)),
       displacements(device, size_t(model.numParticles)),
       shapePoses(device, size_t(2 * model.numShapes)),
-      shapeContacts(device, size_t(model.numParticles) * size_t(model.numShapes)) {}
+      shapeContacts(device, size_t(model.numParticles) * size_t(model.numShapes)) {
+  const SelfContactOptions& sc = options.selfContact;
+  if (!sc.enabled) return;
+  const size_t n = size_t(model.numParticles);
+  anchors = DeviceBuffer<Vec3>(device, n);
+  contactForces = DeviceBuffer<Vec3>(device, n);
+  contactHessians = DeviceBuffer<Mat33>(device, n);
+  truncation = DeviceBuffer<float>(device, std::vector<float>(n, 1.0f));
+  SelfContactTopology topology;
+  topology.numParticles = model.numParticles;
+  topology.numTriangles = model.numTriangles;
+  topology.numEdges = model.numEdges;
+  topology.triangles = model.triangles.data();
+  topology.edges = model.edges.data();
+  topology.restPositions = model.restPositions.data();
+  topology.worlds = model.worlds.empty() ? nullptr : model.worlds.data();
+  topology.vertexFilterOffsets = model.vertexFilterOffsets.data();
+  topology.vertexFilterValues = model.vertexFilterValues.data();
+  topology.edgeFilterOffsets = model.edgeFilterOffsets.data();
+  topology.edgeFilterValues = model.edgeFilterValues.data();
+  SelfContactDetectorSettings settings;
+  settings.margin = sc.margin;
+  settings.restExclusion = sc.restExclusion;
+  settings.parallelEpsilon = sc.edgeParallelEpsilon;
+  settings.stacklessTraversal = sc.stacklessTraversal;
+  settings.vertexTriangleCapacity = sc.vertexTriangleCapacity;
+  settings.edgeEdgeCapacity = sc.edgeEdgeCapacity;
+  settings.triangleVertexCapacity = sc.triangleVertexCapacity;
+  selfContact =
+      std::make_unique<SelfContactDetector>(device, topology, settings, model.restPositions.data());
+}
 
 }  // namespace weft

@@ -9,8 +9,10 @@
 // MuJoCo; kernels receive raw pointers from them (solver_vbd.cpp builds the argument structs).
 #pragma once
 
+#include <memory>
 #include <vector>
 
+#include "collision/self_contact_detector.h"
 #include "kernels/generate_particle_shape_contacts.cuh"
 #include "kernels/materials.h"
 #include "kernels/runtime/buffer.h"
@@ -18,6 +20,26 @@
 #include "solver/model_desc.h"
 
 namespace weft {
+
+/// Self-contact settings (reference SolverVBD particle_self_contact_* and related options).
+/// The contact stiffness, damping and friction are SolverOptions::particleContact, as the
+/// reference uses model.soft_contact_ke / kd / mu for self-contact.
+struct SelfContactOptions {
+  bool enabled = false;
+  float radius = 0.2f;         // contact radius r: the energy acts for d < r [m]
+  float margin = 0.2f;         // detection distance, >= radius [m]
+  float relaxation = 0.85f;    // γ: planar truncation factor and the isotropic clamp
+  int detectionInterval = 0;   // < 0: detect once per substep (before the forward step);
+                               // 0: also at iteration 0; n >= 1: also every n iterations
+  int topologicalFilter = 2;   // n-ring exclusion (spec §6.4)
+  float restExclusion = 0.0f;  // skip pairs closer than this in the rest shape [m]
+  float edgeParallelEpsilon = 1e-5f;
+  bool stacklessTraversal = true;   // false: the reference's shared-memory stack traversal
+  int bvhRebuildInterval = 0;       // rebuild the trees every n frames (0: refit only)
+  int vertexTriangleCapacity = 16;  // initial candidate slots; grown on demand, never dropped
+  int edgeEdgeCapacity = 32;
+  int triangleVertexCapacity = 16;
+};
 
 /// Solver settings (reference SolverVBD constructor and model-level contact parameters).
 struct SolverOptions {
@@ -27,6 +49,7 @@ struct SolverOptions {
   Vec3 gravity{0.0f, 0.0f, -9.81f};                      // [m/s²]
   ContactMaterial particleContact{1.0e3f, 10.0f, 0.5f};  // model soft_contact_ke / kd / mu
   float shapeContactMargin = 0.01f;  // CollisionPipeline soft_contact_margin [m]
+  SelfContactOptions selfContact;
 
   /// Throws weft::Error naming the first invalid field.
   void validate() const;
@@ -61,6 +84,20 @@ class Model {
   DeviceBuffer<int> solveHingeEntries;     // (2 x ...)
   int maxElementsPerParticle = 0;
 
+  // Full vertex → element adjacency (every triangle and bending edge; self-contact gathers).
+  DeviceBuffer<int> triangleOffsets;  // (numParticles + 1)
+  DeviceBuffer<int> triangleEntries;  // (2 x ...) (triangle, slot)
+  DeviceBuffer<int> edgeOffsets;      // (numParticles + 1)
+  DeviceBuffer<int> edgeEntries;      // (2 x ...) (edge, slot 0..3)
+
+  // Self-contact data (empty when self-contact is off)
+  DeviceBuffer<Vec3> restPositions;       // (numParticles) [m]
+  DeviceBuffer<int> worlds;               // (numParticles) or empty (one world)
+  DeviceBuffer<int> vertexFilterOffsets;  // (numParticles + 1) topological filter
+  DeviceBuffer<int> vertexFilterValues;   //   sorted triangle ids per vertex
+  DeviceBuffer<int> edgeFilterOffsets;    // (numEdges + 1)
+  DeviceBuffer<int> edgeFilterValues;     //   sorted edge ids per edge
+
   // Coloring: colorOffsets stays on the host (the color loop is host-side); particle ids per
   // color live on the device.
   std::vector<int> colorOffsets;       // (numColors + 1)
@@ -89,13 +126,20 @@ struct State {
 };
 
 struct Scratch {
-  Scratch(const Device& device, const Model& model);
+  Scratch(const Device& device, const Model& model, const SolverOptions& options);
 
   DeviceBuffer<Vec3> stepStart;        // (numParticles) x_n: damping anchor, velocity base [m]
   DeviceBuffer<Vec3> inertia;          // (numParticles) y = x_n + dt·v + dt²·g [m]
   DeviceBuffer<Vec3> displacements;    // (numParticles) Δ since the last anchor [m]
   DeviceBuffer<Transform> shapePoses;  // (2 x numShapes): end, start of the substep
   DeviceBuffer<ShapeContact> shapeContacts;  // (numParticles x numShapes)
+
+  // Self-contact (allocated only when enabled)
+  std::unique_ptr<SelfContactDetector> selfContact;  // trees and candidate lists
+  DeviceBuffer<Vec3> anchors;           // (numParticles) p_cd: positions at the last detection
+  DeviceBuffer<Vec3> contactForces;     // (numParticles) self-contact force of the color [N]
+  DeviceBuffer<Mat33> contactHessians;  // (numParticles) [N/m]
+  DeviceBuffer<float> truncation;       // (numParticles) ts, 1 between truncation passes
 };
 
 }  // namespace weft

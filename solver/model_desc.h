@@ -57,6 +57,8 @@ struct ModelDesc {
   std::vector<Vec3> velocities;  // (numParticles) initial velocities [m/s]
   std::vector<float> masses;     // (numParticles) [kg]; 0 = held fixed (inactive)
   std::vector<float> radii;      // (numParticles) contact radius against shapes [m]
+  std::vector<int> worlds;       // (numParticles) world ids for self-contact filtering (-1:
+                                 // global, collides with all); empty: one world
 
   // Triangles (membrane)
   std::vector<Int3> triangles;                      // (numTriangles) particle ids, CCW

@@ -5,9 +5,16 @@
 // (kinematic motion reads the substep counter on the device). On the CPU, and when graphs are
 // switched off, the substeps are launched directly. Each frame's device time is measured with
 // CUDA events around the replay (host clock on the CPU).
+//
+// With self-contact, nothing is ever dropped: a frame starts by saving the state (in the graph)
+// and zeroing the contact status; after it, the host reads the status (a few bytes), and if any
+// candidate list overflowed its capacity the state is restored, the lists grow to fit, the graph
+// is captured again and the frame runs again. The trees are rebuilt from scratch every
+// `bvhRebuildInterval` frames (between frames, outside the graph).
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/runtime/graph.h"
@@ -37,6 +44,16 @@ class Simulation {
   /// Substeps completed according to the device-side counter.
   long long substepCounter() const { return state_.substep.download()[0]; }
 
+  /// What self-contact detection needed over the run (zeros without self-contact).
+  struct ContactReport {
+    ContactStatus largest;           // largest candidate counts seen in any frame
+    int vertexTriangleCapacity = 0;  // capacities at the end of the run
+    int edgeEdgeCapacity = 0;
+    int triangleVertexCapacity = 0;
+    std::vector<std::string> regrowths;  // "frame 12: vertex-triangle 16 -> 40 (frame re-run)"
+  };
+  const ContactReport& contactReport() const { return contactReport_; }
+
   const Device& device() const { return device_; }
   const Model& model() const { return model_; }
   State& state() { return state_; }
@@ -44,7 +61,8 @@ class Simulation {
   SolverVBD& solver() { return solver_; }
 
  private:
-  void runSubsteps();
+  void runFrameBody();
+  void runFrameOnce();
 
   const Device& device_;
   Model model_;
@@ -57,6 +75,12 @@ class Simulation {
   DeviceTimer frameTimer_;
   double lastFrameMs_ = 0.0;
   long long frames_ = 0;
+  // Self-contact: the state at the start of the frame, to run a frame again after growing.
+  bool selfContact_ = false;
+  int rebuildInterval_ = 0;
+  DeviceBuffer<Vec3> savedPositions_, savedVelocities_;
+  DeviceBuffer<long long> savedSubstep_;
+  ContactReport contactReport_;
 };
 
 }  // namespace weft

@@ -2,6 +2,8 @@
 
 #include <limits>
 
+#include "kernels/accumulate_self_contact_force_and_hessian.cuh"
+#include "kernels/apply_planar_truncation_parallel_by_collision.cuh"
 #include "kernels/apply_truncation_ts.cuh"
 #include "kernels/forward_step.cuh"
 #include "kernels/generate_particle_shape_contacts.cuh"
@@ -13,8 +15,14 @@
 namespace weft {
 
 std::string_view StepProfile::stageName(int stage) {
-  static constexpr std::string_view kNames[kNumStages] = {
-      "kinematics", "shape contacts", "forward step", "solve", "truncation", "velocity"};
+  static constexpr std::string_view kNames[kNumStages] = {"kinematics",
+                                                          "shape contacts",
+                                                          "self-contact detection",
+                                                          "forward step",
+                                                          "self-contact forces",
+                                                          "solve",
+                                                          "truncation",
+                                                          "velocity"};
   return kNames[stage];
 }
 
@@ -38,13 +46,25 @@ void SolverVBD::stage(StepProfile::Stage s, F&& run) {
   profile_->calls[s] += 1;
 }
 
+bool SolverVBD::detectsAtIteration(int iteration) const {
+  const int interval = options_.selfContact.detectionInterval;
+  if (!options_.selfContact.enabled || interval < 0) return false;
+  return interval == 0 ? iteration == 0 : iteration % interval == 0;
+}
+
 void SolverVBD::step(State& state, Scratch& scratch) {
+  const bool selfContact = options_.selfContact.enabled;
   stage(StepProfile::Kinematics, [&] { updateKinematics(state, scratch); });
   stage(StepProfile::ShapeContacts, [&] { generateShapeContacts(state, scratch); });
+  if (selfContact) stage(StepProfile::Detection, [&] { detectSelfContact(state, scratch); });
   stage(StepProfile::ForwardStep, [&] { forwardStep(state, scratch); });
   stage(StepProfile::Truncation, [&] { applyTruncation(state, scratch); });
   for (int iteration = 0; iteration < options_.iterations; ++iteration) {
+    if (detectsAtIteration(iteration))
+      stage(StepProfile::Detection, [&] { detectSelfContact(state, scratch); });
     for (int color = 0; color < model_.numColors(); ++color) {
+      if (selfContact)
+        stage(StepProfile::SelfContact, [&] { accumulateSelfContact(color, state, scratch); });
       stage(StepProfile::Solve, [&] { solveColor(color, state, scratch); });
       stage(StepProfile::Truncation, [&] { applyTruncation(state, scratch); });
     }
@@ -70,6 +90,34 @@ void SolverVBD::generateShapeContacts(const State& state, Scratch& scratch) cons
              model_.shapeMargins.data(), scratch.shapePoses.data(), scratch.shapeContacts.data()});
 }
 
+void SolverVBD::detectSelfContact(const State& state, Scratch& scratch) const {
+  // A new detection window: displacements restart from the current positions.
+  scratch.anchors.copyFrom(state.positions);
+  scratch.displacements.zero();
+  scratch.selfContact->detect(state.positions.data());
+}
+
+void SolverVBD::accumulateSelfContact(int color, const State& state, Scratch& scratch) const {
+  const int begin = model_.colorOffsets[color];
+  const int count = model_.colorOffsets[color + 1] - begin;
+  const SelfContactOptions& sc = options_.selfContact;
+  const SelfContactParams params{sc.radius,
+                                 options_.particleContact.ke,
+                                 options_.particleContact.kd,
+                                 options_.particleContact.mu,
+                                 options_.frictionEpsilon * float(dt_),
+                                 float(dt_)};
+  SelfContactDetector& detector = *scratch.selfContact;
+  launch(device_, count,
+         AccumulateSelfContactForceAndHessian{
+             model_.particlesByColor.data() + begin, state.positions.data(),
+             scratch.stepStart.data(), model_.invMasses.data(), model_.triangles.data(),
+             model_.edges.data(), model_.triangleOffsets.data(), model_.triangleEntries.data(),
+             model_.edgeOffsets.data(), model_.edgeEntries.data(), detector.vertexTriangles(),
+             detector.triangleVertices(), detector.edgeEdges(), params,
+             scratch.contactForces.data(), scratch.contactHessians.data()});
+}
+
 void SolverVBD::forwardStep(const State& state, Scratch& scratch) const {
   launch(device_, model_.numParticles,
          ForwardStep{float(dt_), options_.gravity, state.positions.data(), state.velocities.data(),
@@ -78,32 +126,35 @@ void SolverVBD::forwardStep(const State& state, Scratch& scratch) const {
 }
 
 void SolverVBD::solveColor(int color, const State& state, Scratch& scratch) const {
-  const VertexSolve solve{float(dt_),
-                          options_.frictionEpsilon,
-                          state.positions.data(),
-                          scratch.stepStart.data(),
-                          scratch.inertia.data(),
-                          model_.masses.data(),
-                          model_.invMasses.data(),
-                          model_.radii.data(),
-                          model_.triangles.data(),
-                          model_.triangleRestInverse.data(),
-                          model_.triangleRestAreas.data(),
-                          model_.triangleMaterials.data(),
-                          model_.edges.data(),
-                          model_.edgeRestAngles.data(),
-                          model_.edgeRestLengths.data(),
-                          model_.edgeMaterials.data(),
-                          model_.solveTriangleOffsets.data(),
-                          model_.solveTriangleEntries.data(),
-                          model_.solveHingeOffsets.data(),
-                          model_.solveHingeEntries.data(),
-                          model_.numShapes,
-                          scratch.shapeContacts.data(),
-                          scratch.shapePoses.data(),
-                          model_.shapeMaterials.data(),
-                          model_.shapeMargins.data(),
-                          scratch.displacements.data()};
+  const VertexSolve solve{
+      float(dt_),
+      options_.frictionEpsilon,
+      state.positions.data(),
+      scratch.stepStart.data(),
+      scratch.inertia.data(),
+      model_.masses.data(),
+      model_.invMasses.data(),
+      model_.radii.data(),
+      model_.triangles.data(),
+      model_.triangleRestInverse.data(),
+      model_.triangleRestAreas.data(),
+      model_.triangleMaterials.data(),
+      model_.edges.data(),
+      model_.edgeRestAngles.data(),
+      model_.edgeRestLengths.data(),
+      model_.edgeMaterials.data(),
+      model_.solveTriangleOffsets.data(),
+      model_.solveTriangleEntries.data(),
+      model_.solveHingeOffsets.data(),
+      model_.solveHingeEntries.data(),
+      model_.numShapes,
+      scratch.shapeContacts.data(),
+      scratch.shapePoses.data(),
+      model_.shapeMaterials.data(),
+      model_.shapeMargins.data(),
+      scratch.contactForces.empty() ? nullptr : scratch.contactForces.data(),
+      scratch.contactHessians.empty() ? nullptr : scratch.contactHessians.data(),
+      scratch.displacements.data()};
   const int begin = model_.colorOffsets[color];
   const int count = model_.colorOffsets[color + 1] - begin;
   const int* particles = model_.particlesByColor.data() + begin;
@@ -115,10 +166,26 @@ void SolverVBD::solveColor(int color, const State& state, Scratch& scratch) cons
 }
 
 void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
-  // Without self-contact the anchor is x_n and nothing truncates: x = x_n + Δ.
+  const SelfContactOptions& sc = options_.selfContact;
+  if (!sc.enabled) {
+    // Without self-contact the anchor is x_n and nothing truncates: x = x_n + Δ.
+    launch(device_, model_.numParticles,
+           ApplyTruncationTs{std::numeric_limits<float>::infinity(), scratch.stepStart.data(),
+                             nullptr, scratch.displacements.data(), state.positions.data()});
+    return;
+  }
+  SelfContactDetector& detector = *scratch.selfContact;
+  launch(device_, model_.numParticles + model_.numEdges,
+         ApplyPlanarTruncationParallelByCollision{
+             model_.numParticles, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
+             scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
+             detector.vertexTriangles(), detector.edgeEdges(), scratch.truncation.data()});
+  // The isotropic clamp keeps pairs that were farther apart than the margin (so undetected)
+  // from closing that gap within one detection window.
   launch(device_, model_.numParticles,
-         ApplyTruncationTs{std::numeric_limits<float>::infinity(), scratch.stepStart.data(),
-                           nullptr, scratch.displacements.data(), state.positions.data()});
+         ApplyTruncationTs{0.5f * sc.margin * sc.relaxation, scratch.anchors.data(),
+                           scratch.truncation.data(), scratch.displacements.data(),
+                           state.positions.data()});
 }
 
 void SolverVBD::updateVelocity(State& state, Scratch& scratch) const {

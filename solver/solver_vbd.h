@@ -3,17 +3,22 @@
 //
 //   updateKinematics        shape poses and driven particles at this substep (device time)
 //   generateShapeContacts   which shapes each particle touches (frozen for the substep)
+//   detectSelfContact       anchor p_cd := x, refit the trees, find candidate pairs
 //   forwardStep             inertial target y and initial guess Δ = dt·v'
-//   applyTruncation         x = anchor + Δ
-//   for each iteration, for each color:
-//     solveColor            3×3 Newton step per particle of the color: Δ += H⁻¹f
-//     applyTruncation       x = anchor + Δ for every particle
+//   applyTruncation         x = p_cd + trunc(Δ)
+//   for each iteration:
+//     detectSelfContact     at iteration 0 by default (the detection interval decides)
+//     for each color:
+//       accumulateSelfContact  contact force and Hessian of the color's particles (gather)
+//       solveColor             3×3 Newton step per particle of the color: Δ += H⁻¹f
+//       applyTruncation        planar truncation of every pair, clamp, x = p_cd + Δ
 //   updateVelocity          v = (x − x_n)/dt; advance the substep counter
+// Without self-contact the detection and accumulation stages are skipped, the anchor is x_n and
+// the truncation is the plain rewrite x = x_n + Δ.
 //
 // Nothing here allocates or reads back to the host, so a frame of substeps can be captured as
 // one CUDA graph (Simulation does). Every launch goes through launch()/launchTile() with the
 // kernel's KernelId, so its block size comes from the launch table.
-// Self-contact (detection, contact forces, planar truncation) is not part of this solver yet.
 #pragma once
 
 #include <array>
@@ -28,7 +33,17 @@ namespace weft {
 /// Where substeps spend their time, per stage. Filled only while profiling is on (it
 /// synchronizes after every stage, so it is for breakdowns, not for the headline µs/substep).
 struct StepProfile {
-  enum Stage { Kinematics, ShapeContacts, ForwardStep, Solve, Truncation, Velocity, kNumStages };
+  enum Stage {
+    Kinematics,
+    ShapeContacts,
+    Detection,
+    ForwardStep,
+    SelfContact,
+    Solve,
+    Truncation,
+    Velocity,
+    kNumStages
+  };
   std::array<double, kNumStages> milliseconds{};
   std::array<int, kNumStages> calls{};
   int substeps = 0;
@@ -51,11 +66,15 @@ class SolverVBD {
  private:
   void updateKinematics(State& state, Scratch& scratch) const;
   void generateShapeContacts(const State& state, Scratch& scratch) const;
+  void detectSelfContact(const State& state, Scratch& scratch) const;
   void forwardStep(const State& state, Scratch& scratch) const;
+  void accumulateSelfContact(int color, const State& state, Scratch& scratch) const;
   void solveColor(int color, const State& state, Scratch& scratch) const;
   void applyTruncation(State& state, Scratch& scratch) const;
   void updateVelocity(State& state, Scratch& scratch) const;
 
+  /// Whether self-contact detection runs at the start of this iteration.
+  bool detectsAtIteration(int iteration) const;
   /// Runs one stage, timing it when profiling.
   template <class F>
   void stage(StepProfile::Stage s, F&& run);

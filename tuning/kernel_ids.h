@@ -28,7 +28,27 @@ enum class LaunchKind { Elementwise, Tile };
   X(solve_elasticity, Elementwise)                                                               \
   X(solve_elasticity_tile, Tile)                                                                 \
   X(apply_truncation_ts, Elementwise)                                                            \
-  X(update_velocity, Elementwise)
+  X(update_velocity, Elementwise)                                                                \
+  /* LBVH over triangles and edges: leaf boxes (reference names), build and refit (new) */       \
+  X(compute_tri_aabbs, Elementwise)                                                              \
+  X(compute_edge_aabbs, Elementwise)                                                             \
+  X(lbvh_scene_bounds, Elementwise)                                                              \
+  X(lbvh_morton_codes, Elementwise)                                                              \
+  X(lbvh_build_hierarchy, Elementwise)                                                           \
+  X(lbvh_escape_indices, Elementwise)                                                            \
+  X(lbvh_refit, Elementwise)                                                                     \
+  /* self-contact detection: shared-memory stack traversal (reference) or stackless (new) */     \
+  X(vertex_triangle_collision_detection, Elementwise)                                           \
+  X(vertex_triangle_collision_detection_stackless, Elementwise)                                 \
+  X(edge_colliding_edges_detection, Elementwise)                                                 \
+  X(edge_colliding_edges_detection_stackless, Elementwise)                                       \
+  X(collect_triangle_colliding_vertices, Elementwise)                                            \
+  X(sort_triangle_colliding_vertices, Elementwise)                                               \
+  /* self-contact forces and the penetration-free truncation (reference names) */                \
+  X(accumulate_self_contact_force_and_hessian, Elementwise)                                      \
+  X(apply_planar_truncation_parallel_by_collision, Elementwise)                                  \
+  /* diagnostics: exact edge-triangle intersections of a mesh (new) */                           \
+  X(count_edge_triangle_intersections, Elementwise)
 // clang-format on
 
 enum class KernelId : int {

@@ -238,11 +238,19 @@ TableMatch matchTable(const LaunchTable& table, const GpuIdentity& current) {
 
 int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
   // The reference's own launch sizes (Warp's default block of 256; the tile solve's
-  // TILE_SIZE_TRI_MESH_ELASTICITY_SOLVE = 16), the same on every architecture it supports.
+  // TILE_SIZE_TRI_MESH_ELASTICITY_SOLVE = 16; 16 for BVH detection), the same on every
+  // architecture it supports.
   // Tuned values live in tables, never here.
   (void)ccMajor;
-  if (launchKind(id) == LaunchKind::Tile) return 16;
-  return 256;
+  switch (id) {
+    case KernelId::vertex_triangle_collision_detection:
+    case KernelId::vertex_triangle_collision_detection_stackless:
+    case KernelId::edge_colliding_edges_detection:
+    case KernelId::edge_colliding_edges_detection_stackless:
+      return 16;  // the reference's collision_detection_block_size
+    default:
+      return launchKind(id) == LaunchKind::Tile ? 16 : 256;
+  }
 }
 
 std::string_view launchSourceName(LaunchSource source) {

@@ -25,6 +25,8 @@ class FrameGraph {
   /// Runs the recorded work once, asynchronously on the device's stream.
   void replay();
   bool captured() const { return captured_; }
+  /// Forgets the recording (e.g. after buffers it uses were reallocated).
+  void reset() { destroy(); }
   /// Kernel and memory nodes in the captured graph (0 on the CPU backend).
   int nodeCount() const { return nodeCount_; }
 

@@ -6,6 +6,12 @@
 //   Elementwise   struct K { static constexpr KernelId kId = ...;
 //                            WEFT_HD void operator()(int i) const; };
 //                 launch(device, n, K{...}) runs operator()(i) for every i in [0, n).
+//                 A kernel that needs per-thread scratch in shared memory (the reference's BVH
+//                 traversal stack) also declares `static constexpr int kSharedBytesPerThread`
+//                 and takes `operator()(int i, unsigned char* scratch)`; on CUDA the scratch is
+//                 the thread's slice of block × kSharedBytesPerThread bytes of dynamic shared
+//                 memory (so large blocks can fail to launch, which the tuner records), on the
+//                 CPU a buffer on the stack.
 //
 //   Tile          struct K { static constexpr KernelId kId = ...; using Part = ...;
 //                            int maxParts() const;                    // host: max partCount
@@ -57,13 +63,28 @@ WEFT_HD inline int nextPowerOfTwo(int n) {
 }
 
 template <class K>
+concept WithSharedScratch = requires {
+  K::kSharedBytesPerThread;
+};
+
+template <class K>
+WEFT_HD inline void runElement(const K& kernel, int i) {
+  if constexpr (WithSharedScratch<K>) {
+    alignas(16) unsigned char scratch[K::kSharedBytesPerThread];
+    kernel(i, scratch);
+  } else {
+    kernel(i);
+  }
+}
+
+template <class K>
 void runElementsOnCpu(int count, const K& kernel) {
   if (count < kCpuSerialThreshold) {
-    for (int i = 0; i < count; ++i) kernel(i);
+    for (int i = 0; i < count; ++i) runElement(kernel, i);
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (int i = 0; i < count; ++i) kernel(i);
+  for (int i = 0; i < count; ++i) runElement(kernel, i);
 }
 
 /// The tile algorithm for one item with one lane: the same parts and the same pairwise tree as

@@ -39,10 +39,24 @@ __global__ void __launch_bounds__(kTile) tilesKernel(const K kernel, int count) 
   if (lane == 0) kernel.finish(item, parts > 0 ? slots[0] : Part{});
 }
 
+/// One thread per item, with a per-thread slice of dynamic shared memory.
+template <class K>
+__global__ void elementsKernelWithScratch(const K kernel, int count) {
+  extern __shared__ __align__(16) unsigned char sharedScratch[];
+  const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+  if (i < count) kernel(i, sharedScratch + threadIdx.x * K::kSharedBytesPerThread);
+}
+
 template <class K>
 int launchElementsOnCuda(void* stream, int count, int block, const K& kernel) {
   const int grid = (count + block - 1) / block;
-  elementsKernel<K><<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(kernel, count);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if constexpr (requires { K::kSharedBytesPerThread; }) {
+    const size_t bytes = size_t(block) * K::kSharedBytesPerThread;
+    elementsKernelWithScratch<K><<<grid, block, bytes, s>>>(kernel, count);
+  } else {
+    elementsKernel<K><<<grid, block, 0, s>>>(kernel, count);
+  }
   return grid;
 }
 

@@ -18,6 +18,51 @@ struct CountVisits {
   WEFT_HD void operator()(int i) const { visits[i] += 1; }
 };
 
+// Uses its per-thread shared scratch as a tiny stack.
+struct ScratchUser {
+  static constexpr KernelId kId = KernelId::vertex_triangle_collision_detection;
+  static constexpr int kSharedBytesPerThread = 132;
+  int* out;  // (n) int
+  WEFT_HD void operator()(int i, unsigned char* scratch) const {
+    int* stack = reinterpret_cast<int*>(scratch);
+    for (int k = 0; k < 33; ++k) stack[k] = i + k;
+    int sum = 0;
+    for (int k = 0; k < 33; ++k) sum += stack[k];
+    out[i] = sum;
+  }
+};
+
+void expectScratchWorks(const Device& device, int n) {
+  DeviceBuffer<int> out(device, size_t(n));
+  launch(device, n, ScratchUser{out.data()});
+  const std::vector<int> host = out.download();
+  for (int i = 0; i < n; ++i) ASSERT_EQ(host[i], 33 * i + 528) << "index " << i;
+}
+
+TEST(Launch, PerThreadSharedScratchOnCpu) {
+  auto cpu = test::openCpu();
+  expectScratchWorks(*cpu, 1000);
+}
+
+// 132 B per thread, as the reference's BVH stack: blocks up to 256 fit the default 48 KB of
+// shared memory; 512 and 1024 do not, and the launch fails with an error naming the kernel.
+TEST(Launch, PerThreadSharedScratchOnCudaFailsCleanlyWhenTooLarge) {
+  WEFT_REQUIRE_CUDA(gpu);
+  for (int block : kBlockSizes) {
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::vertex_triangle_collision_detection, block);
+    gpu->setLaunchPolicy(policy);
+    if (block * 132 <= 48 * 1024) {
+      expectScratchWorks(*gpu, 1000);
+    } else {
+      DeviceBuffer<int> out(*gpu, 1000);
+      EXPECT_THROW(launch(*gpu, 1000, ScratchUser{out.data()}), CudaError) << block;
+      gpu->setLaunchPolicy(LaunchPolicy{});  // the device stays usable after a failed launch
+      expectScratchWorks(*gpu, 10);
+    }
+  }
+}
+
 struct Part {
   float value = 0.0f;
   WEFT_HD Part& operator+=(const Part& o) {

@@ -1,0 +1,109 @@
+// weft_benchmarks: Google Benchmark timings of Weft's GPU work.
+//
+// Method (docs/BENCHMARKS.md): the work is captured once into a CUDA graph; each benchmark
+// iteration replays it `kReplays` times between two CUDA events and reports the mean time per
+// call as the iteration's manual time; run with --benchmark_repetitions=N to get medians and
+// spread. Without a GPU the benchmarks skip with a message.
+//
+//   SelfContactDetection/<cells>/<traversal>   one self-contact detection (leaf boxes, refit of
+//       both trees, vertex–triangle and edge–edge queries, transpose) on a cells × cells grid
+//       folded onto itself so that its halves lie within the detection margin;
+//       traversal 0 = stackless, 1 = shared-memory stack (the reference's).
+#include <benchmark/benchmark.h>
+
+#include <memory>
+
+#include "collision/self_contact_detector.h"
+#include "kernels/runtime/graph.h"
+#include "kernels/runtime/timer.h"
+#include "solver/cloth_builder.h"
+#include "solver/contact_filter.h"
+
+namespace weft {
+namespace {
+
+constexpr int kReplays = 20;
+
+/// A unit square grid folded in half along x = 0.5, the upper half `gap` above the lower one.
+ModelDesc foldedGrid(int cells, float gap) {
+  ClothBuilder builder;
+  ClothGridParams g;
+  g.dimX = g.dimY = cells;
+  g.cellX = g.cellY = 1.0f / cells;
+  builder.addClothGrid(g);
+  ModelDesc desc = builder.finalize();
+  for (Vec3& p : desc.positions)
+    if (p.x > 0.5f) p = {1.0f - p.x, p.y, gap};
+  return desc;
+}
+
+void SelfContactDetection(benchmark::State& state) {
+  if (visibleCudaDevices() == 0) {
+    state.SkipWithError("no CUDA GPU visible");
+    return;
+  }
+  const int cells = int(state.range(0));
+  const bool stack = state.range(1) != 0;
+  auto device = Device::open(DeviceRequest::Cuda);
+  // Margin and gap as the cloth scenes: the halves are 0.75 cell apart, the margin one cell.
+  const float cell = 1.0f / cells;
+  const ModelDesc desc = foldedGrid(cells, 0.75f * cell);
+  const ContactFilter filter = buildContactFilter(desc, 2);
+  DeviceBuffer<Int3> triangles(*device, desc.triangles);
+  DeviceBuffer<Int4> edges(*device, desc.edges);
+  DeviceBuffer<Vec3> positions(*device, desc.positions);
+  DeviceBuffer<int> vOffsets(*device, filter.vertexTriangleOffsets),
+      vValues(*device, filter.vertexTriangles), eOffsets(*device, filter.edgeEdgeOffsets),
+      eValues(*device, filter.edgeEdges);
+  SelfContactTopology topology;
+  topology.numParticles = desc.numParticles();
+  topology.numTriangles = desc.numTriangles();
+  topology.numEdges = desc.numEdges();
+  topology.triangles = triangles.data();
+  topology.edges = edges.data();
+  topology.restPositions = positions.data();
+  topology.vertexFilterOffsets = vOffsets.data();
+  topology.vertexFilterValues = vValues.data();
+  topology.edgeFilterOffsets = eOffsets.data();
+  topology.edgeFilterValues = eValues.data();
+  SelfContactDetectorSettings settings;
+  settings.margin = cell;
+  settings.stacklessTraversal = !stack;
+  SelfContactDetector detector(*device, topology, settings, positions.data());
+  // Size the lists once so that no candidate is dropped, then time.
+  detector.resetStatus();
+  detector.detect(positions.data());
+  detector.growToFit(detector.readStatus());
+  detector.resetStatus();
+  detector.detect(positions.data());
+  const ContactStatus status = detector.readStatus();
+
+  FrameGraph graph(*device);
+  graph.capture([&] {
+    for (int r = 0; r < kReplays; ++r) detector.detect(positions.data());
+  });
+  DeviceTimer timer(*device);
+  graph.replay();  // warm-up
+  device->synchronize();
+  for (auto _ : state) {
+    timer.start();
+    graph.replay();
+    timer.stop();
+    state.SetIterationTime(timer.elapsedMs() * 1e-3 / kReplays);
+  }
+  state.counters["particles"] = desc.numParticles();
+  state.counters["max_vt_per_vertex"] = status.maxVertexTriangle;
+  state.counters["max_ee_per_edge"] = status.maxEdgeEdge;
+  state.SetLabel(device->gpu().identity.name + (stack ? ", shared-memory stack" : ", stackless"));
+}
+
+BENCHMARK(SelfContactDetection)
+    ->ArgsProduct({{50, 200}, {0, 1}})
+    ->ArgNames({"cells", "stack"})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace weft
+
+BENCHMARK_MAIN();

@@ -1,0 +1,132 @@
+#include "collision/lbvh.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "kernels/runtime/errors.h"
+#include "kernels/runtime/launch.h"
+
+#if defined(__CUDACC__)
+#include <cub/device/device_radix_sort.cuh>
+#endif
+
+namespace weft {
+
+namespace {
+
+size_t nodeCount(int numLeaves) {
+  return numLeaves > 0 ? size_t(2 * numLeaves - 1) : 0;
+}
+size_t internalCount(int numLeaves) {
+  return numLeaves > 1 ? size_t(numLeaves - 1) : 0;
+}
+/// Bits that hold any primitive id 0..numLeaves−1 (at least 1).
+int bitsForPrimitives(int numLeaves) {
+  return std::max(1, int(std::bit_width(unsigned(std::max(numLeaves - 1, 0)))));
+}
+/// Node ids are ints, so 2N − 1 must fit.
+int checkedLeafCount(int numLeaves) {
+  if (numLeaves < 0 || numLeaves >= (1 << 30))
+    throw Error("an LBVH holds 0 to 2^30 - 1 leaves; got " + std::to_string(numLeaves));
+  return numLeaves;
+}
+/// Morton codes have 30 bits; the keys' top 34 − primitiveBits bits are zero and need no sorting.
+constexpr int kMortonBits = 30;
+
+}  // namespace
+
+Lbvh::Lbvh(const Device& device, int numLeaves)
+    : device_(&device),
+      numLeaves_(checkedLeafCount(numLeaves)),
+      primitiveBits_(bitsForPrimitives(numLeaves)),
+      nodeLowers_(device, nodeCount(numLeaves)),
+      nodeUppers_(device, nodeCount(numLeaves)),
+      nodeLeft_(device, internalCount(numLeaves)),
+      nodeRight_(device, internalCount(numLeaves)),
+      nodeParent_(device, nodeCount(numLeaves)),
+      nodeEscape_(device, nodeCount(numLeaves)),
+      leafPrimitive_(device, size_t(std::max(numLeaves, 0))),
+      arrivals_(device, internalCount(numLeaves)),
+      sceneBounds_(device, size_t(6)),
+      keys_(device, size_t(std::max(numLeaves, 0))),
+      sortedKeys_(device, size_t(std::max(numLeaves, 0))) {
+  if (device.isCuda() && numLeaves > 1) {
+#if defined(__CUDACC__)
+    size_t bytes = 0;
+    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_.data(), sortedKeys_.data(),
+                                                   numLeaves, 0, kMortonBits + primitiveBits_,
+                                                   static_cast<cudaStream_t>(device.stream())));
+    sortStorage_ = DeviceBuffer<unsigned char>(device, bytes);
+#else
+    throw Error("internal error: collision/lbvh.cpp was not compiled as CUDA");
+#endif
+  }
+}
+
+void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
+  const int n = numLeaves_;
+  if (n == 0) return;
+
+  sceneBounds_.zero();
+  const int boundsItems = (n + kLbvhLeavesPerBoundsItem - 1) / kLbvhLeavesPerBoundsItem;
+  launch(*device_, boundsItems,
+         LbvhSceneBounds{n, boundsItems, leafLowers, leafUppers, sceneBounds_.data()});
+  launch(
+      *device_, n,
+      LbvhMortonCodes{primitiveBits_, leafLowers, leafUppers, sceneBounds_.data(), keys_.data()});
+
+  // Keys are unique, so every correct sort gives the same order.
+  if (n == 1) {
+    sortedKeys_.copyFrom(keys_);
+  } else if (device_->isCuda()) {
+#if defined(__CUDACC__)
+    size_t bytes = sortStorage_.size();
+    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
+        sortStorage_.data(), bytes, keys_.data(), sortedKeys_.data(), n, 0,
+        kMortonBits + primitiveBits_, static_cast<cudaStream_t>(device_->stream())));
+#endif
+  } else {
+    std::copy(keys_.data(), keys_.data() + n, sortedKeys_.data());
+    std::sort(sortedKeys_.data(), sortedKeys_.data() + n);
+  }
+
+  launch(*device_, n,
+         LbvhBuildHierarchy{n, (std::uint64_t(1) << primitiveBits_) - 1, sortedKeys_.data(),
+                            leafPrimitive_.data(), nodeLeft_.data(), nodeRight_.data(),
+                            nodeParent_.data()});
+  launch(*device_, int(nodeCount(n)),
+         LbvhEscapeIndices{nodeLeft_.data(), nodeRight_.data(), nodeParent_.data(),
+                           nodeEscape_.data()});
+  refit(leafLowers, leafUppers);
+}
+
+void Lbvh::refit(const Vec3* leafLowers, const Vec3* leafUppers) {
+  const int n = numLeaves_;
+  if (n == 0) return;
+  arrivals_.zero();
+  launch(*device_, n,
+         LbvhRefit{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLeft_.data(),
+                   nodeRight_.data(), nodeParent_.data(), arrivals_.data(), nodeLowers_.data(),
+                   nodeUppers_.data()});
+}
+
+BvhView Lbvh::view() const {
+  return BvhView{numLeaves_,        nodeLowers_.data(), nodeUppers_.data(),   nodeLeft_.data(),
+                 nodeRight_.data(), nodeEscape_.data(), leafPrimitive_.data()};
+}
+
+LbvhHostCopy Lbvh::download() const {
+  LbvhHostCopy host;
+  host.numLeaves = numLeaves_;
+  host.nodeLowers = nodeLowers_.download();
+  host.nodeUppers = nodeUppers_.download();
+  host.nodeLeft = nodeLeft_.download();
+  host.nodeRight = nodeRight_.download();
+  host.nodeParent = nodeParent_.download();
+  host.nodeEscape = nodeEscape_.download();
+  host.leafPrimitive = leafPrimitive_.download();
+  return host;
+}
+
+}  // namespace weft

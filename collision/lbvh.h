@@ -1,0 +1,82 @@
+// Lbvh: a linear BVH (Karras 2012) over N axis-aligned boxes, built and refit on the device.
+//
+// Owns every buffer of the tree; kernels see it through BvhView (kernels/lbvh.cuh, which also
+// describes the node layout and the build kernels). Everything is allocated in the constructor,
+// including CUB's temporary storage for the radix sort, so build() and refit() allocate nothing,
+// never wait for the device, and can be captured into a CUDA graph.
+//
+//   build(lowers, uppers)  scene bounds → Morton keys → sort → hierarchy → escape indices → refit.
+//                          Keys are (morton << b) | primitive, unique, so equal Morton codes are
+//                          ordered by primitive id and the tree is the same on every backend
+//                          and every run (bit-identical node arrays).
+//   refit(lowers, uppers)  same topology, new boxes (cheap; quality degrades under large motion,
+//                          so the owner rebuilds now and then).
+// Leaf boxes are given in primitive order (box p belongs to primitive p) as device pointers; the
+// tree copies them, so the caller may overwrite them afterwards.
+//
+// Sorting is the only backend-specific step: cub::DeviceRadixSort on CUDA (only the key bits
+// that can be non-zero are sorted), std::sort on the CPU backend, whose buffers are host memory.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/lbvh.cuh"
+#include "kernels/math.h"
+#include "kernels/runtime/buffer.h"
+#include "kernels/runtime/device.h"
+
+namespace weft {
+
+/// A host copy of every node array of an Lbvh (tests, validation, diagnostics).
+struct LbvhHostCopy {
+  int numLeaves = 0;
+  std::vector<Vec3> nodeLowers;    // (2N − 1)
+  std::vector<Vec3> nodeUppers;    // (2N − 1)
+  std::vector<int> nodeLeft;       // (N − 1)
+  std::vector<int> nodeRight;      // (N − 1)
+  std::vector<int> nodeParent;     // (2N − 1), root −1
+  std::vector<int> nodeEscape;     // (2N − 1)
+  std::vector<int> leafPrimitive;  // (N)
+};
+
+class Lbvh {
+ public:
+  /// Allocates a tree for `numLeaves` boxes (0 allowed: every query then visits nothing).
+  Lbvh(const Device& device, int numLeaves);
+  Lbvh(Lbvh&&) noexcept = default;
+  Lbvh& operator=(Lbvh&&) noexcept = default;
+
+  /// Full build from leaf boxes in primitive order: leafLowers[p], leafUppers[p] are device
+  /// pointers of numLeaves() boxes. Asynchronous on the device's stream; graph-capturable.
+  void build(const Vec3* leafLowers, const Vec3* leafUppers);
+  /// Same topology, new leaf boxes: copies them in and recomputes the internal boxes bottom-up.
+  /// Deterministic (min/max only); graph-capturable. Requires a prior build().
+  void refit(const Vec3* leafLowers, const Vec3* leafUppers);
+
+  BvhView view() const;
+  int numLeaves() const { return numLeaves_; }
+  int numNodes() const { return numLeaves_ > 0 ? 2 * numLeaves_ - 1 : 0; }
+  /// Waits for the device and copies every node array to the host.
+  LbvhHostCopy download() const;
+
+ private:
+  const Device* device_;
+  int numLeaves_ = 0;
+  int primitiveBits_ = 1;  // key bits below the Morton code
+
+  DeviceBuffer<Vec3> nodeLowers_;            // (2N − 1)
+  DeviceBuffer<Vec3> nodeUppers_;            // (2N − 1)
+  DeviceBuffer<int> nodeLeft_;               // (N − 1)
+  DeviceBuffer<int> nodeRight_;              // (N − 1)
+  DeviceBuffer<int> nodeParent_;             // (2N − 1)
+  DeviceBuffer<int> nodeEscape_;             // (2N − 1)
+  DeviceBuffer<int> leafPrimitive_;          // (N)
+  DeviceBuffer<int> arrivals_;               // (N − 1) refit arrival counters
+  DeviceBuffer<unsigned> sceneBounds_;       // (6) ordered codes of −min and max of the centres
+  DeviceBuffer<std::uint64_t> keys_;         // (N) in primitive order
+  DeviceBuffer<std::uint64_t> sortedKeys_;   // (N)
+  DeviceBuffer<unsigned char> sortStorage_;  // CUB temporary storage (CUDA only)
+};
+
+}  // namespace weft

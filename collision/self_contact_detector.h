@@ -1,0 +1,98 @@
+// SelfContactDetector: the self-contact candidate pairs of a cloth mesh, found with two LBVHs
+// (triangles, edges) and kept in fixed-capacity lists that grow between frames, never silently
+// truncated (cloth_vbd_spec §6; kernels/self_contact_detection.cuh).
+//
+// detect() refits both trees to the current positions and rebuilds the three lists:
+//   vertex → triangles   (each vertex's nearby triangles, in BVH preorder)
+//   edge → edges         (each edge's nearby edges; every pair appears in both edges' lists)
+//   triangle → vertices  (the transpose of the first, sorted by vertex id)
+// It allocates nothing and reads nothing back, so it can run inside a captured CUDA graph.
+// Each list primitive owns `capacity` slots; kernels always write the true count and raise the
+// ContactStatus maxima. Between frames the owner reads the status (readStatus) and calls
+// growToFit(), which reallocates any list that overflowed; the frame is then run again.
+// rebuild() rebuilds both trees from scratch (refit-only trees degrade under large motion; the
+// reference rebuilds cloth_twist's trees every 10 frames).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "collision/lbvh.h"
+#include "kernels/runtime/buffer.h"
+#include "kernels/self_contact_detection.cuh"
+
+namespace weft {
+
+/// Device views of the mesh the detector works on (owned by the solver's Model).
+struct SelfContactTopology {
+  int numParticles = 0, numTriangles = 0, numEdges = 0;
+  const Int3* triangles = nullptr;           // (numTriangles)
+  const Int4* edges = nullptr;               // (numEdges) (o0, o1, v0, v1)
+  const Vec3* restPositions = nullptr;       // (numParticles) for the rest-shape exclusion
+  const int* worlds = nullptr;               // (numParticles) world ids, or null (one world)
+  const int* vertexFilterOffsets = nullptr;  // (numParticles + 1) topological filter
+  const int* vertexFilterValues = nullptr;
+  const int* edgeFilterOffsets = nullptr;  // (numEdges + 1)
+  const int* edgeFilterValues = nullptr;
+};
+
+struct SelfContactDetectorSettings {
+  float margin = 0.2f;              // detection distance [m]
+  float restExclusion = 0.0f;       // rest-shape exclusion radius [m]
+  float parallelEpsilon = 1e-5f;    // degenerate-edge threshold for edge–edge distances
+  bool stacklessTraversal = true;   // false: the reference's shared-memory stack traversal
+  int vertexTriangleCapacity = 16;  // initial slots per vertex
+  int edgeEdgeCapacity = 32;        // initial slots per edge
+  int triangleVertexCapacity = 16;  // initial slots per triangle
+};
+
+class SelfContactDetector {
+ public:
+  /// Builds both trees on `initialPositions` (device pointer) and allocates the lists.
+  SelfContactDetector(const Device& device, const SelfContactTopology& topology,
+                      const SelfContactDetectorSettings& settings, const Vec3* initialPositions);
+
+  /// Refit and query; graph-capturable.
+  void detect(const Vec3* positions);
+  /// Full rebuild of both trees at `positions` (then detect() as usual).
+  void rebuild(const Vec3* positions);
+
+  CandidateLists vertexTriangles() { return {vtCapacity_, vtItems_.data(), vtCounts_.data()}; }
+  CandidateLists triangleVertices() { return {tvCapacity_, tvItems_.data(), tvCounts_.data()}; }
+  CandidateLists edgeEdges() { return {eeCapacity_, eeItems_.data(), eeCounts_.data()}; }
+  ContactStatus* status() { return status_.data(); }
+  const Lbvh& triangleBvh() const { return *triangleBvh_; }
+  const Lbvh& edgeBvh() const { return *edgeBvh_; }
+  const SelfContactDetectorSettings& settings() const { return settings_; }
+
+  /// Zeroes the status maxima (graph-capturable); do it at the start of each frame.
+  void resetStatus() { status_.zero(); }
+  /// Waits for the device and returns the status maxima since the last reset.
+  ContactStatus readStatus() const { return status_.download()[0]; }
+  /// Grows every list whose largest count exceeded its capacity (to the count plus 25%, at least
+  /// double). Returns what grew, e.g. "vertex-triangle 16 -> 40", or "" if everything fit.
+  /// Invalidates captured graphs that use the lists.
+  std::string growToFit(const ContactStatus& status);
+  bool fits(const ContactStatus& status) const;
+
+  int vertexTriangleCapacity() const { return vtCapacity_; }
+  int edgeEdgeCapacity() const { return eeCapacity_; }
+  int triangleVertexCapacity() const { return tvCapacity_; }
+
+ private:
+  void computeLeafBoxes(const Vec3* positions);
+
+  const Device& device_;
+  SelfContactTopology topology_;
+  SelfContactDetectorSettings settings_;
+  DeviceBuffer<Vec3> triangleLowers_, triangleUppers_;  // (numTriangles) leaf boxes
+  DeviceBuffer<Vec3> edgeLowers_, edgeUppers_;          // (numEdges)
+  std::unique_ptr<Lbvh> triangleBvh_, edgeBvh_;
+  int vtCapacity_, eeCapacity_, tvCapacity_;
+  DeviceBuffer<int> vtItems_, vtCounts_;  // (numParticles x vtCapacity_), (numParticles)
+  DeviceBuffer<int> eeItems_, eeCounts_;  // (numEdges x eeCapacity_), (numEdges)
+  DeviceBuffer<int> tvItems_, tvCounts_;  // (numTriangles x tvCapacity_), (numTriangles)
+  DeviceBuffer<ContactStatus> status_;    // (1)
+};
+
+}  // namespace weft

@@ -1,0 +1,385 @@
+// LBVH (linear BVH, Karras 2012, "Maximizing Parallelism in the Construction of BVHs, Octrees,
+// and k-d Trees"): the node layout, the per-element build and refit kernels, and the two
+// traversals every detection kernel uses. collision/lbvh.h owns the buffers and runs the build.
+//
+// Layout (BvhView): N leaves, 2N−1 nodes. Internal nodes are 0..N−2 and node 0 is the root;
+// leaf i (the i-th box in Morton order) is node N−1+i and holds primitive leafPrimitive[i]. With
+// N = 1 the root is the single leaf. Every node has a box and an escape index: the next node in
+// preorder (left child first) after its subtree, −1 after the last. Preorder meets the leaves in
+// sorted order (leaf 0, 1, …, N−1), so query results come out in that order for both traversals.
+//
+// Build stages (one kernel each, in this order; the sort between them is CUB or std::sort):
+//   lbvh_scene_bounds     reads leaf boxes; writes the bounds of their centres as order-preserving
+//                         integer encodings, raised with atomic max (exact, so deterministic)
+//   lbvh_morton_codes     reads leaf boxes and bounds; writes key = morton30(centre) << b | p,
+//                         with b bits for any primitive id p: unique keys, a deterministic sort
+//   lbvh_build_hierarchy  reads sorted keys; writes the leaf → primitive map, children and parents
+//                         (Karras 2012, Fig. 4: range direction, range end, split by binary search)
+//   lbvh_escape_indices   reads children and parents; writes each node's escape (walk up until the
+//                         node is a left child: its sibling; the root's is −1)
+//   lbvh_refit            reads leaf boxes, the leaf → primitive map, the tree; writes node boxes:
+//                         leaf boxes copied in, then bottom-up, the second thread to arrive at a
+//                         node (arrival counters, zeroed before each refit) computes its box
+// Every box operation is a comparison (selectMin/selectMax), never arithmetic, so boxes are exact
+// and bit-identical on both backends. Centres are taken as lower+upper (the ½ cancels in the
+// normalization), which leaves no a·b+c that nvcc could contract into an FMA on one backend only.
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/math.h"
+#include "kernels/runtime/platform.h"
+#include "tuning/kernel_ids.h"
+
+#if !WEFT_DEVICE_PASS
+#include <atomic>
+#include <bit>
+#endif
+
+namespace weft {
+
+// ---- Exact box helpers ------------------------------------------------------------------------
+
+/// a < b ? a : b per component. Unlike fminf, the result for −0/+0 depends only on the argument
+/// order, so it is the same on every backend.
+WEFT_HD inline Vec3 selectMin(const Vec3& a, const Vec3& b) {
+  return {a.x < b.x ? a.x : b.x, a.y < b.y ? a.y : b.y, a.z < b.z ? a.z : b.z};
+}
+WEFT_HD inline Vec3 selectMax(const Vec3& a, const Vec3& b) {
+  return {a.x > b.x ? a.x : b.x, a.y > b.y ? a.y : b.y, a.z > b.z ? a.z : b.z};
+}
+/// Closed boxes [lowerA, upperA] and [lowerB, upperB] share a point.
+WEFT_HD inline bool boxesOverlap(const Vec3& lowerA, const Vec3& upperA, const Vec3& lowerB,
+                                 const Vec3& upperB) {
+  return lowerA.x <= upperB.x && lowerB.x <= upperA.x && lowerA.y <= upperB.y &&
+         lowerB.y <= upperA.y && lowerA.z <= upperB.z && lowerB.z <= upperA.z;
+}
+
+// ---- Bit tricks and atomics the build needs (same results on both backends) --------------------
+
+namespace lbvh_detail {
+
+WEFT_HD inline unsigned floatBits(float f) {
+#if WEFT_DEVICE_PASS
+  return __float_as_uint(f);
+#else
+  return std::bit_cast<unsigned>(f);
+#endif
+}
+WEFT_HD inline float bitsFloat(unsigned u) {
+#if WEFT_DEVICE_PASS
+  return __uint_as_float(u);
+#else
+  return std::bit_cast<float>(u);
+#endif
+}
+/// Monotone map float → unsigned (a < b ⇒ code(a) < code(b), −0 below +0). 0 is below every
+/// float's code, so a zeroed buffer is the identity of max.
+WEFT_HD inline unsigned orderedCode(float f) {
+  const unsigned b = floatBits(f);
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+}
+WEFT_HD inline float fromOrderedCode(unsigned u) {
+  return bitsFloat((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
+}
+WEFT_HD inline int countLeadingZeros(std::uint64_t x) {
+#if WEFT_DEVICE_PASS
+  return __clzll(static_cast<long long>(x));
+#else
+  return std::countl_zero(x);
+#endif
+}
+WEFT_HD inline void atomicMaxUnsigned(unsigned* address, unsigned value) {
+#if WEFT_DEVICE_PASS
+  atomicMax(address, value);
+#else
+  std::atomic_ref<unsigned> a(*address);
+  unsigned current = a.load(std::memory_order_relaxed);
+  while (value > current && !a.compare_exchange_weak(current, value, std::memory_order_relaxed)) {
+  }
+#endif
+}
+/// Arrival at a refit node: returns how many threads arrived before. Release/acquire, so the
+/// second arrival sees the box the first one wrote for its child.
+WEFT_HD inline int arrive(int* counter) {
+#if WEFT_DEVICE_PASS
+  __threadfence();
+  const int before = atomicAdd(counter, 1);
+  __threadfence();
+  return before;
+#else
+  return std::atomic_ref<int>(*counter).fetch_add(1, std::memory_order_acq_rel);
+#endif
+}
+/// Reads a box corner another thread wrote (through L2 on CUDA, never a stale L1 line).
+WEFT_HD inline Vec3 loadCoherent(const Vec3* p) {
+#if WEFT_DEVICE_PASS
+  return {__ldcg(&p->x), __ldcg(&p->y), __ldcg(&p->z)};
+#else
+  return *p;
+#endif
+}
+/// Spreads the low 10 bits of v to every third bit (bit k → bit 3k).
+WEFT_HD inline unsigned spreadBits3(unsigned v) {
+  v = (v * 0x00010001u) & 0xFF0000FFu;
+  v = (v * 0x00000101u) & 0x0F00F00Fu;
+  v = (v * 0x00000011u) & 0xC30C30C3u;
+  v = (v * 0x00000005u) & 0x49249249u;
+  return v;
+}
+/// Cell 0..1023 of u ∈ [0, 1024] (NaN → 0).
+WEFT_HD inline unsigned mortonCell(float u) {
+  return u >= 1023.0f ? 1023u : (u > 0.0f ? unsigned(u) : 0u);
+}
+
+}  // namespace lbvh_detail
+
+// ---- Layout and traversal ----------------------------------------------------------------------
+
+/// What traversal kernels take: plain views of a built Lbvh (collision/lbvh.h). See the file
+/// comment for the layout.
+struct BvhView {
+  int numLeaves = 0;
+  const Vec3* __restrict__ nodeLowers = nullptr;    // (2·numLeaves − 1) box lower corners
+  const Vec3* __restrict__ nodeUppers = nullptr;    // (2·numLeaves − 1) box upper corners
+  const int* __restrict__ nodeLeft = nullptr;       // (numLeaves − 1) left child node
+  const int* __restrict__ nodeRight = nullptr;      // (numLeaves − 1) right child node
+  const int* __restrict__ nodeEscape = nullptr;     // (2·numLeaves − 1) next node after subtree
+  const int* __restrict__ leafPrimitive = nullptr;  // (numLeaves) primitive of sorted leaf i
+  WEFT_HD bool isLeaf(int node) const { return node >= numLeaves - 1; }
+};
+
+namespace lbvh_detail {
+/// Calls visit(primitive); false if a bool-returning visitor asked to stop.
+template <class Visit>
+WEFT_HD bool visitLeaf(Visit& visit, int primitive) {
+  if constexpr (std::is_same_v<std::invoke_result_t<Visit&, int>, bool>) {
+    return visit(primitive);
+  } else {
+    visit(primitive);
+    return true;
+  }
+}
+}  // namespace lbvh_detail
+
+/// Calls visit(primitive) for every leaf whose box overlaps the closed box [lower, upper], in
+/// preorder, left child first. Needs no memory: a rejected node or a leaf continues at its escape
+/// index, an accepted internal node at its left child. If visit returns bool, false stops.
+template <class Visit>
+WEFT_HD void bvhQueryStackless(const BvhView& bvh, const Vec3& lower, const Vec3& upper,
+                               Visit&& visit) {
+  if (bvh.numLeaves <= 0) return;
+  int node = 0;
+  while (node >= 0) {
+    if (boxesOverlap(bvh.nodeLowers[node], bvh.nodeUppers[node], lower, upper)) {
+      if (!bvh.isLeaf(node)) {
+        node = bvh.nodeLeft[node];
+        continue;
+      }
+      if (!lbvh_detail::visitLeaf(visit, bvh.leafPrimitive[node - (bvh.numLeaves - 1)])) return;
+    }
+    node = bvh.nodeEscape[node];
+  }
+}
+
+/// The same visits in the same order, with a short stack of `stackCapacity` ints at `stack` (the
+/// caller's memory, e.g. 33 ints of shared memory as the reference). The stack caches escape
+/// indices: descending into a left child pushes the right child, which is exactly the left
+/// child's escape, so the top of the stack is always the current node's escape. A full stack
+/// overwrites its oldest entry (a ring buffer); an empty one reads nodeEscape instead. Either way
+/// the next node is the true escape, so the query is complete for any capacity (0 = stackless).
+template <class Visit>
+WEFT_HD void bvhQueryShortStack(const BvhView& bvh, const Vec3& lower, const Vec3& upper,
+                                int* stack, int stackCapacity, Visit&& visit) {
+  if (bvh.numLeaves <= 0) return;
+  int top = 0;    // ring-buffer slot of the next push
+  int count = 0;  // valid entries, at most stackCapacity
+  int node = 0;
+  while (node >= 0) {
+    if (boxesOverlap(bvh.nodeLowers[node], bvh.nodeUppers[node], lower, upper)) {
+      if (!bvh.isLeaf(node)) {
+        if (stackCapacity > 0) {
+          stack[top] = bvh.nodeRight[node];
+          top = top + 1 == stackCapacity ? 0 : top + 1;
+          count = count < stackCapacity ? count + 1 : count;
+        }
+        node = bvh.nodeLeft[node];
+        continue;
+      }
+      if (!lbvh_detail::visitLeaf(visit, bvh.leafPrimitive[node - (bvh.numLeaves - 1)])) return;
+    }
+    if (count > 0) {
+      top = top == 0 ? stackCapacity - 1 : top - 1;
+      --count;
+      node = stack[top];
+    } else {
+      node = bvh.nodeEscape[node];
+    }
+  }
+}
+
+// ---- Build and refit kernels -------------------------------------------------------------------
+
+/// Leaves each lbvh_scene_bounds item reduces before its atomics (fewer atomics on 6 addresses).
+inline constexpr int kLbvhLeavesPerBoundsItem = 16;
+
+/// Bounds of the leaf centres (as lower+upper). Item k reduces leaves k, k + numItems, … and
+/// raises bounds[0..2] = code(−min), bounds[3..5] = code(max), which must start zeroed.
+struct LbvhSceneBounds {
+  static constexpr KernelId kId = KernelId::lbvh_scene_bounds;
+
+  int numLeaves;
+  int numItems;                         // launch size: ceil(numLeaves / kLbvhLeavesPerBoundsItem)
+  const Vec3* __restrict__ leafLowers;  // (numLeaves) in primitive order
+  const Vec3* __restrict__ leafUppers;  // (numLeaves)
+  unsigned* __restrict__ bounds;        // (6) in/out: ordered codes of −min and max
+
+  WEFT_HD void operator()(int item) const {
+    Vec3 lo = leafLowers[item] + leafUppers[item];
+    Vec3 hi = lo;
+    for (int p = item + numItems; p < numLeaves; p += numItems) {
+      const Vec3 c = leafLowers[p] + leafUppers[p];
+      lo = selectMin(lo, c);
+      hi = selectMax(hi, c);
+    }
+    for (int a = 0; a < 3; ++a) {
+      lbvh_detail::atomicMaxUnsigned(&bounds[a], lbvh_detail::orderedCode(-lo[a]));
+      lbvh_detail::atomicMaxUnsigned(&bounds[3 + a], lbvh_detail::orderedCode(hi[a]));
+    }
+  }
+};
+
+/// key[p] = (30-bit Morton code of the centre in the scene bounds) << primitiveBits | p.
+struct LbvhMortonCodes {
+  static constexpr KernelId kId = KernelId::lbvh_morton_codes;
+
+  int primitiveBits;                    // bits below the Morton code (hold any primitive id)
+  const Vec3* __restrict__ leafLowers;  // (numLeaves)
+  const Vec3* __restrict__ leafUppers;  // (numLeaves)
+  const unsigned* __restrict__ bounds;  // (6) from lbvh_scene_bounds
+  std::uint64_t* __restrict__ keys;     // (numLeaves) out
+
+  WEFT_HD void operator()(int p) const {
+    using namespace lbvh_detail;
+    const Vec3 c = leafLowers[p] + leafUppers[p];
+    unsigned code = 0;
+    for (int a = 0; a < 3; ++a) {
+      const float lo = -fromOrderedCode(bounds[a]);
+      const float extent = fromOrderedCode(bounds[3 + a]) - lo;
+      const float scale = extent > 0.0f ? 1024.0f / extent : 0.0f;
+      code |= spreadBits3(mortonCell((c[a] - lo) * scale)) << (2 - a);
+    }
+    keys[p] = (std::uint64_t(code) << primitiveBits) | std::uint64_t(p);
+  }
+};
+
+/// Karras 2012, Fig. 4. Item i < N−1 builds internal node i from the sorted unique keys: the
+/// direction d of its key range, the range's other end j (exponential then binary search on the
+/// common-prefix length δ), and the split γ (binary search); its children are γ and γ+1 (leaves
+/// when the range is one key wide on that side). Every item i < N writes leafPrimitive[i]; item 0
+/// writes the root's parent (−1).
+struct LbvhBuildHierarchy {
+  static constexpr KernelId kId = KernelId::lbvh_build_hierarchy;
+
+  int numLeaves;
+  std::uint64_t primitiveMask;                   // (1 << primitiveBits) − 1
+  const std::uint64_t* __restrict__ sortedKeys;  // (numLeaves)
+  int* __restrict__ leafPrimitive;               // (numLeaves) out
+  int* __restrict__ nodeLeft;                    // (numLeaves − 1) out
+  int* __restrict__ nodeRight;                   // (numLeaves − 1) out
+  int* __restrict__ nodeParent;                  // (2·numLeaves − 1) out, root −1
+
+  /// δ(i, j): common prefix length of keys i and j, −1 outside [0, N).
+  WEFT_HD int prefix(int i, int j) const {
+    if (j < 0 || j >= numLeaves) return -1;
+    return lbvh_detail::countLeadingZeros(sortedKeys[i] ^ sortedKeys[j]);
+  }
+
+  WEFT_HD void operator()(int i) const {
+    leafPrimitive[i] = int(sortedKeys[i] & primitiveMask);
+    if (i == 0) nodeParent[0] = -1;
+    if (i >= numLeaves - 1) return;
+
+    const int d = prefix(i, i + 1) > prefix(i, i - 1) ? 1 : -1;
+    const int minPrefix = prefix(i, i - d);
+    int maxLength = 2;
+    while (prefix(i, i + maxLength * d) > minPrefix) maxLength *= 2;
+    int length = 0;
+    for (int step = maxLength / 2; step >= 1; step /= 2)
+      if (prefix(i, i + (length + step) * d) > minPrefix) length += step;
+    const int j = i + length * d;
+
+    const int nodePrefix = prefix(i, j);
+    int split = 0;
+    int step = length;
+    do {
+      step = (step + 1) / 2;
+      if (prefix(i, i + (split + step) * d) > nodePrefix) split += step;
+    } while (step > 1);
+    const int gamma = i + split * d + (d < 0 ? -1 : 0);
+
+    const int firstLeaf = numLeaves - 1;
+    const int left = (i < j ? i : j) == gamma ? firstLeaf + gamma : gamma;
+    const int right = (i > j ? i : j) == gamma + 1 ? firstLeaf + gamma + 1 : gamma + 1;
+    nodeLeft[i] = left;
+    nodeRight[i] = right;
+    nodeParent[left] = i;
+    nodeParent[right] = i;
+  }
+};
+
+/// escape[n] = the right sibling of n's lowest ancestor-or-self that is a left child; −1 if none.
+struct LbvhEscapeIndices {
+  static constexpr KernelId kId = KernelId::lbvh_escape_indices;
+
+  const int* __restrict__ nodeLeft;    // (numLeaves − 1)
+  const int* __restrict__ nodeRight;   // (numLeaves − 1)
+  const int* __restrict__ nodeParent;  // (2·numLeaves − 1)
+  int* __restrict__ nodeEscape;        // (2·numLeaves − 1) out
+
+  WEFT_HD void operator()(int node) const {
+    int child = node;
+    for (int parent = nodeParent[child]; parent >= 0; parent = nodeParent[parent]) {
+      if (nodeLeft[parent] == child) {
+        nodeEscape[node] = nodeRight[parent];
+        return;
+      }
+      child = parent;
+    }
+    nodeEscape[node] = -1;
+  }
+};
+
+/// One thread per leaf: copies its box in, then walks up; at each parent the first arrival stops
+/// and the second (whose sibling is complete) writes the union of the two children.
+struct LbvhRefit {
+  static constexpr KernelId kId = KernelId::lbvh_refit;
+
+  int numLeaves;
+  const Vec3* __restrict__ leafLowers;    // (numLeaves) in primitive order
+  const Vec3* __restrict__ leafUppers;    // (numLeaves)
+  const int* __restrict__ leafPrimitive;  // (numLeaves)
+  const int* __restrict__ nodeLeft;       // (numLeaves − 1)
+  const int* __restrict__ nodeRight;      // (numLeaves − 1)
+  const int* __restrict__ nodeParent;     // (2·numLeaves − 1)
+  int* __restrict__ arrivals;             // (numLeaves − 1) zeroed before the launch
+  Vec3* nodeLowers;                       // (2·numLeaves − 1) out (read back across threads)
+  Vec3* nodeUppers;                       // (2·numLeaves − 1) out
+
+  WEFT_HD void operator()(int leaf) const {
+    using lbvh_detail::loadCoherent;
+    const int node = numLeaves - 1 + leaf;
+    const int primitive = leafPrimitive[leaf];
+    nodeLowers[node] = leafLowers[primitive];
+    nodeUppers[node] = leafUppers[primitive];
+    for (int parent = nodeParent[node]; parent >= 0; parent = nodeParent[parent]) {
+      if (lbvh_detail::arrive(&arrivals[parent]) == 0) return;
+      const int l = nodeLeft[parent], r = nodeRight[parent];
+      nodeLowers[parent] = selectMin(loadCoherent(&nodeLowers[l]), loadCoherent(&nodeLowers[r]));
+      nodeUppers[parent] = selectMax(loadCoherent(&nodeUppers[l]), loadCoherent(&nodeUppers[r]));
+    }
+  }
+};
+
+}  // namespace weft

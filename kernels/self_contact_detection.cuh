@@ -1,0 +1,230 @@
+// Self-contact detection (cloth_vbd_spec §6): which triangles each vertex is near, which edges
+// each edge is near, and — transposed — which vertices each triangle is near.
+//
+//   vertex_triangle_collision_detection[_stackless]   one thread per vertex: BVH query of the
+//       triangle tree with the box x_v ± margin; a triangle is a candidate when it does not
+//       contain v, is not in v's topological filter row, both are in the same world (or either
+//       is global, world -1), its closest point is nearer than the margin, and (optionally) it
+//       was not nearer than the rest-exclusion radius in the rest shape.
+//   edge_colliding_edges_detection[_stackless]        one thread per edge, the same for edges
+//       against the edge tree (segment box ± margin; no shared endpoint).
+//   collect_triangle_colliding_vertices               one thread per vertex: appends v to the
+//       list of each triangle it found (claimed slots are unordered ...)
+//   sort_triangle_colliding_vertices                  one thread per triangle: ... so each list
+//       is then sorted by vertex id, which makes every list deterministic.
+//
+// Storage never loses a candidate silently: each primitive owns `capacity` slots; the true count
+// is always written (it may exceed the capacity), and the largest count seen goes to the contact
+// status with an atomic max. The solver compares it with the capacity after each frame and, if
+// anything did not fit, grows the buffers and runs the frame again (solver/simulation.cpp).
+// Candidate lists are in BVH preorder, which both traversals share, so they are identical for
+// every traversal and block size.
+//
+// The two traversals: the reference keeps a 33-entry stack per thread in shared memory (132 B,
+// which is why it prefers tiny blocks); the stackless variant follows the BVH's escape indices
+// and needs no stack at all (collision/lbvh.h).
+#pragma once
+
+#include "kernels/closest_point.h"
+#include "kernels/contact_filter_lookup.h"
+#include "kernels/lbvh.cuh"
+#include "kernels/runtime/atomics.h"
+#include "kernels/runtime/platform.h"
+#include "tuning/kernel_ids.h"
+
+namespace weft {
+
+/// Stack entries of the shared-memory traversal: 33 ints = 132 B per thread, as the reference.
+inline constexpr int kTraversalStackEntries = 33;
+
+/// Counters the detection kernels raise (atomic max) and the host reads after a frame.
+struct ContactStatus {
+  int maxVertexTriangle = 0;  // largest candidate count of a vertex
+  int maxEdgeEdge = 0;        // largest candidate count of an edge
+  int maxTriangleVertex = 0;  // largest count of vertices near one triangle
+};
+
+/// A fixed-stride candidate list per primitive: slots [i·capacity, i·capacity + capacity).
+struct CandidateLists {
+  int capacity = 0;
+  int* __restrict__ items = nullptr;   // (numPrimitives x capacity) candidate ids
+  int* __restrict__ counts = nullptr;  // (numPrimitives) true counts (may exceed capacity)
+};
+
+/// What both vertex–triangle detection kernels read and write.
+struct VertexTriangleQuery {
+  BvhView triangleBvh;
+  float margin;                            // detection distance [m]
+  float restExclusion;                     // rest-shape exclusion radius [m] (0: off)
+  const Vec3* __restrict__ positions;      // (numParticles) [m]
+  const Vec3* __restrict__ restPositions;  // (numParticles) [m]
+  const int* __restrict__ worlds;          // (numParticles) world id, -1 global; or null
+  const Int3* __restrict__ triangles;      // (numTriangles)
+  const int* __restrict__ filterOffsets;   // (numParticles + 1) topological filter rows
+  const int* __restrict__ filterValues;    //   sorted excluded triangle ids
+  CandidateLists out;                      // per vertex: triangle ids
+  ContactStatus* __restrict__ status;
+
+  template <class Traverse>
+  WEFT_HD void run(int v, Traverse&& traverse) const {
+    const Vec3 x = positions[v];
+    const Vec3 reach{margin, margin, margin};
+    const int begin = filterOffsets[v], end = filterOffsets[v + 1];
+    int count = 0;
+    traverse(x - reach, x + reach, [&](int t) {
+      const Int3 tri = triangles[t];
+      if (tri.x == v || tri.y == v || tri.z == v) return;
+      if (worlds && worlds[v] != worlds[tri.x] && worlds[v] >= 0 && worlds[tri.x] >= 0) return;
+      if (sortedRowContains(filterValues, begin, end, t)) return;
+      const TriangleClosestPoint c =
+          closestPointOnTriangle(x, positions[tri.x], positions[tri.y], positions[tri.z]);
+      if (!(length(x - c.point) < margin)) return;
+      if (restExclusion > 0.0f) {
+        const TriangleClosestPoint r = closestPointOnTriangle(
+            restPositions[v], restPositions[tri.x], restPositions[tri.y], restPositions[tri.z]);
+        if (length(restPositions[v] - r.point) < restExclusion) return;
+      }
+      if (count < out.capacity) out.items[v * out.capacity + count] = t;
+      ++count;
+    });
+    out.counts[v] = count;
+    atomicMaxInt(&status->maxVertexTriangle, count);
+  }
+};
+
+struct VertexTriangleCollisionDetection {
+  static constexpr KernelId kId = KernelId::vertex_triangle_collision_detection;
+  static constexpr int kSharedBytesPerThread = kTraversalStackEntries * int(sizeof(int));
+  VertexTriangleQuery query;
+  WEFT_HD void operator()(int v, unsigned char* scratch) const {
+    query.run(v, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryShortStack(query.triangleBvh, lo, hi, reinterpret_cast<int*>(scratch),
+                         kTraversalStackEntries, visit);
+    });
+  }
+};
+
+struct VertexTriangleCollisionDetectionStackless {
+  static constexpr KernelId kId = KernelId::vertex_triangle_collision_detection_stackless;
+  VertexTriangleQuery query;
+  WEFT_HD void operator()(int v) const {
+    query.run(v, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryStackless(query.triangleBvh, lo, hi, visit);
+    });
+  }
+};
+
+/// What both edge–edge detection kernels read and write.
+struct EdgeEdgeQuery {
+  BvhView edgeBvh;
+  float margin;                            // [m]
+  float restExclusion;                     // [m] (0: off)
+  float parallelEpsilon;                   // degenerate-edge threshold of closestPointEdgeEdge
+  const Vec3* __restrict__ positions;      // (numParticles)
+  const Vec3* __restrict__ restPositions;  // (numParticles)
+  const int* __restrict__ worlds;          // (numParticles) or null
+  const Int4* __restrict__ edges;          // (numEdges) (o0, o1, v0, v1); the segment is v0–v1
+  const int* __restrict__ filterOffsets;   // (numEdges + 1)
+  const int* __restrict__ filterValues;    //   sorted excluded edge ids
+  CandidateLists out;                      // per edge: edge ids
+  ContactStatus* __restrict__ status;
+
+  template <class Traverse>
+  WEFT_HD void run(int e, Traverse&& traverse) const {
+    const Int4 a = edges[e];
+    const Vec3 p1 = positions[a.z], q1 = positions[a.w];
+    const Vec3 reach{margin, margin, margin};
+    const int begin = filterOffsets[e], end = filterOffsets[e + 1];
+    int count = 0;
+    traverse(cwiseMin(p1, q1) - reach, cwiseMax(p1, q1) + reach, [&](int f) {
+      if (f == e) return;
+      const Int4 b = edges[f];
+      if (b.z == a.z || b.z == a.w || b.w == a.z || b.w == a.w) return;
+      if (worlds && worlds[a.z] != worlds[b.z] && worlds[a.z] >= 0 && worlds[b.z] >= 0) return;
+      if (sortedRowContains(filterValues, begin, end, f)) return;
+      const EdgeEdgeClosest c =
+          closestPointEdgeEdge(p1, q1, positions[b.z], positions[b.w], parallelEpsilon);
+      if (!(c.distance < margin)) return;
+      if (restExclusion > 0.0f) {
+        const EdgeEdgeClosest r =
+            closestPointEdgeEdge(restPositions[a.z], restPositions[a.w], restPositions[b.z],
+                                 restPositions[b.w], parallelEpsilon);
+        if (r.distance < restExclusion) return;
+      }
+      if (count < out.capacity) out.items[e * out.capacity + count] = f;
+      ++count;
+    });
+    out.counts[e] = count;
+    atomicMaxInt(&status->maxEdgeEdge, count);
+  }
+};
+
+struct EdgeCollidingEdgesDetection {
+  static constexpr KernelId kId = KernelId::edge_colliding_edges_detection;
+  static constexpr int kSharedBytesPerThread = kTraversalStackEntries * int(sizeof(int));
+  EdgeEdgeQuery query;
+  WEFT_HD void operator()(int e, unsigned char* scratch) const {
+    query.run(e, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryShortStack(query.edgeBvh, lo, hi, reinterpret_cast<int*>(scratch),
+                         kTraversalStackEntries, visit);
+    });
+  }
+};
+
+struct EdgeCollidingEdgesDetectionStackless {
+  static constexpr KernelId kId = KernelId::edge_colliding_edges_detection_stackless;
+  EdgeEdgeQuery query;
+  WEFT_HD void operator()(int e) const {
+    query.run(e, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryStackless(query.edgeBvh, lo, hi, visit);
+    });
+  }
+};
+
+/// Transpose of the vertex–triangle lists: each vertex appends itself to its triangles' lists.
+/// Reads: vertex lists. Writes: triangle lists (slots claimed with an atomic add, so unordered;
+/// sort_triangle_colliding_vertices orders them). Triangle counts must be zero beforehand.
+struct CollectTriangleCollidingVertices {
+  static constexpr KernelId kId = KernelId::collect_triangle_colliding_vertices;
+  CandidateLists vertexTriangles;   // per vertex: triangle ids (read)
+  CandidateLists triangleVertices;  // per triangle: vertex ids (appended)
+
+  WEFT_HD void operator()(int v) const {
+    const int n = vertexTriangles.counts[v] < vertexTriangles.capacity ? vertexTriangles.counts[v]
+                                                                       : vertexTriangles.capacity;
+    for (int k = 0; k < n; ++k) {
+      const int t = vertexTriangles.items[v * vertexTriangles.capacity + k];
+      const int slot = atomicAddInt(&triangleVertices.counts[t], 1);
+      if (slot < triangleVertices.capacity)
+        triangleVertices.items[t * triangleVertices.capacity + slot] = v;
+    }
+  }
+};
+
+/// Sorts each triangle's vertex list by vertex id (insertion sort: lists are short) and records
+/// the largest count. Which vertices a list holds is deterministic; this makes the order so too.
+/// (If a list overflowed, which vertices got its slots was not deterministic — but an overflow
+/// makes the solver grow the buffers and run the frame again, so such a frame never counts.)
+struct SortTriangleCollidingVertices {
+  static constexpr KernelId kId = KernelId::sort_triangle_colliding_vertices;
+  CandidateLists triangleVertices;
+  ContactStatus* __restrict__ status;
+
+  WEFT_HD void operator()(int t) const {
+    const int count = triangleVertices.counts[t];
+    const int n = count < triangleVertices.capacity ? count : triangleVertices.capacity;
+    int* list = triangleVertices.items + t * triangleVertices.capacity;
+    for (int i = 1; i < n; ++i) {
+      const int key = list[i];
+      int j = i - 1;
+      while (j >= 0 && list[j] > key) {
+        list[j + 1] = list[j];
+        --j;
+      }
+      list[j + 1] = key;
+    }
+    atomicMaxInt(&status->maxTriangleVertex, count);
+  }
+};
+
+}  // namespace weft

@@ -1,0 +1,273 @@
+// SelfContactDetector: candidate lists equal a brute-force search (margin, topological filter,
+// rest-shape exclusion, worlds), for both traversals and both backends; overflow is counted
+// exactly and grown lists then hold everything; the triangle lists are the sorted transpose.
+#include "collision/self_contact_detector.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "kernels/closest_point.h"
+#include "solver/cloth_builder.h"
+#include "solver/contact_filter.h"
+#include "test_support.h"
+
+namespace weft {
+namespace {
+
+using Lists = std::vector<std::vector<int>>;
+
+struct Mesh {
+  ModelDesc desc;             // topology and rest shape (flat grid)
+  std::vector<Vec3> current;  // crumpled configuration
+};
+
+/// A grid folded over on itself and jittered: many vertex–triangle and edge–edge candidates.
+Mesh crumpledGrid(int cells, unsigned seed) {
+  ClothBuilder builder;
+  ClothGridParams g;
+  g.dimX = g.dimY = cells;
+  g.cellX = g.cellY = 1.0f / cells;
+  builder.addClothGrid(g);
+  Mesh m{builder.finalize(), {}};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> jitter(-0.2f / cells, 0.2f / cells);
+  for (const Vec3& p : m.desc.positions) {
+    // Fold the sheet at x = 0.5 so its right half lies 0.02 above its left half.
+    Vec3 q = p.x <= 0.5f ? p : Vec3{1.0f - p.x, p.y, 0.02f};
+    q += Vec3{jitter(rng), jitter(rng), jitter(rng)};
+    m.current.push_back(q);
+  }
+  return m;
+}
+
+struct Settings {
+  float margin = 0.05f;
+  float restExclusion = 0.0f;
+  int filter = 2;
+  bool stackless = true;
+  int capacity = 64;
+};
+
+/// Brute force over all pairs with the kernels' own predicates.
+void bruteForce(const Mesh& m, const Settings& s, Lists& vt, Lists& ee, Lists& tv) {
+  const ModelDesc& d = m.desc;
+  const ContactFilter filter = buildContactFilter(d, s.filter);
+  const auto& x = m.current;
+  const auto& r = d.positions;
+  auto sameWorld = [&](int a, int b) {
+    return d.worlds.empty() || d.worlds[a] == d.worlds[b] || d.worlds[a] < 0 || d.worlds[b] < 0;
+  };
+  vt.assign(d.numParticles(), {});
+  tv.assign(d.numTriangles(), {});
+  for (int v = 0; v < d.numParticles(); ++v) {
+    for (int t = 0; t < d.numTriangles(); ++t) {
+      const Int3 tri = d.triangles[t];
+      if (tri.x == v || tri.y == v || tri.z == v || !sameWorld(v, tri.x)) continue;
+      if (std::binary_search(filter.vertexTriangles.begin() + filter.vertexTriangleOffsets[v],
+                             filter.vertexTriangles.begin() + filter.vertexTriangleOffsets[v + 1],
+                             t))
+        continue;
+      const auto c = closestPointOnTriangle(x[v], x[tri.x], x[tri.y], x[tri.z]);
+      if (!(length(x[v] - c.point) < s.margin)) continue;
+      if (s.restExclusion > 0.0f) {
+        const auto rc = closestPointOnTriangle(r[v], r[tri.x], r[tri.y], r[tri.z]);
+        if (length(r[v] - rc.point) < s.restExclusion) continue;
+      }
+      vt[v].push_back(t);
+      tv[t].push_back(v);
+    }
+  }
+  ee.assign(d.numEdges(), {});
+  for (int e = 0; e < d.numEdges(); ++e) {
+    const Int4 a = d.edges[e];
+    for (int f = 0; f < d.numEdges(); ++f) {
+      const Int4 b = d.edges[f];
+      if (f == e || b.z == a.z || b.z == a.w || b.w == a.z || b.w == a.w) continue;
+      if (!sameWorld(a.z, b.z)) continue;
+      if (std::binary_search(filter.edgeEdges.begin() + filter.edgeEdgeOffsets[e],
+                             filter.edgeEdges.begin() + filter.edgeEdgeOffsets[e + 1], f))
+        continue;
+      if (!(closestPointEdgeEdge(x[a.z], x[a.w], x[b.z], x[b.w], 1e-5f).distance < s.margin))
+        continue;
+      if (s.restExclusion > 0.0f &&
+          closestPointEdgeEdge(r[a.z], r[a.w], r[b.z], r[b.w], 1e-5f).distance < s.restExclusion)
+        continue;
+      ee[e].push_back(f);
+    }
+  }
+}
+
+/// The detector with everything it reads, on one device.
+struct Fixture {
+  Fixture(const Device& device, const Mesh& m, const Settings& s)
+      : filter(buildContactFilter(m.desc, s.filter)),
+        triangles(device, m.desc.triangles),
+        edges(device, m.desc.edges),
+        rest(device, m.desc.positions),
+        current(device, m.current),
+        worlds(device, m.desc.worlds),
+        vOffsets(device, filter.vertexTriangleOffsets),
+        vValues(device, filter.vertexTriangles),
+        eOffsets(device, filter.edgeEdgeOffsets),
+        eValues(device, filter.edgeEdges) {
+    SelfContactTopology t;
+    t.numParticles = m.desc.numParticles();
+    t.numTriangles = m.desc.numTriangles();
+    t.numEdges = m.desc.numEdges();
+    t.triangles = triangles.data();
+    t.edges = edges.data();
+    t.restPositions = rest.data();
+    t.worlds = m.desc.worlds.empty() ? nullptr : worlds.data();
+    t.vertexFilterOffsets = vOffsets.data();
+    t.vertexFilterValues = vValues.data();
+    t.edgeFilterOffsets = eOffsets.data();
+    t.edgeFilterValues = eValues.data();
+    SelfContactDetectorSettings ds;
+    ds.margin = s.margin;
+    ds.restExclusion = s.restExclusion;
+    ds.stacklessTraversal = s.stackless;
+    ds.vertexTriangleCapacity = ds.edgeEdgeCapacity = ds.triangleVertexCapacity = s.capacity;
+    detector = std::make_unique<SelfContactDetector>(device, t, ds, current.data());
+  }
+
+  static Lists read(const CandidateLists& l, int primitives, const Device& device,
+                    std::vector<int>* countsOut = nullptr) {
+    std::vector<int> counts(static_cast<size_t>(primitives)),
+        items(size_t(primitives) * l.capacity);
+    detail::downloadBytes(device, counts.data(), l.counts, counts.size() * sizeof(int));
+    detail::downloadBytes(device, items.data(), l.items, items.size() * sizeof(int));
+    Lists out(static_cast<size_t>(primitives));
+    for (int i = 0; i < primitives; ++i)
+      for (int k = 0; k < std::min(counts[i], l.capacity); ++k)
+        out[i].push_back(items[size_t(i) * l.capacity + k]);
+    if (countsOut) *countsOut = counts;
+    return out;
+  }
+
+  ContactFilter filter;
+  DeviceBuffer<Int3> triangles;
+  DeviceBuffer<Int4> edges;
+  DeviceBuffer<Vec3> rest, current;
+  DeviceBuffer<int> worlds, vOffsets, vValues, eOffsets, eValues;
+  std::unique_ptr<SelfContactDetector> detector;
+};
+
+Lists sortedCopy(Lists l) {
+  for (auto& row : l) std::sort(row.begin(), row.end());
+  return l;
+}
+
+void expectMatchesBruteForce(const Device& device, const Mesh& m, const Settings& s) {
+  Lists vt, ee, tv;
+  bruteForce(m, s, vt, ee, tv);
+  Fixture f(device, m, s);
+  f.detector->detect(f.current.data());
+  const ModelDesc& d = m.desc;
+  std::vector<int> vtCounts, eeCounts, tvCounts;
+  const Lists gotVt =
+      Fixture::read(f.detector->vertexTriangles(), d.numParticles(), device, &vtCounts);
+  const Lists gotEe = Fixture::read(f.detector->edgeEdges(), d.numEdges(), device, &eeCounts);
+  const Lists gotTv =
+      Fixture::read(f.detector->triangleVertices(), d.numTriangles(), device, &tvCounts);
+  EXPECT_EQ(sortedCopy(gotVt), vt);
+  EXPECT_EQ(sortedCopy(gotEe), ee);
+  EXPECT_EQ(gotTv, tv) << "triangle lists are sorted by vertex";
+  for (size_t i = 0; i < vt.size(); ++i) ASSERT_EQ(vtCounts[i], int(vt[i].size()));
+  for (size_t i = 0; i < ee.size(); ++i) ASSERT_EQ(eeCounts[i], int(ee[i].size()));
+  size_t pairs = 0;
+  for (const auto& row : vt) pairs += row.size();
+  EXPECT_GT(pairs, 100u) << "the test mesh should have many candidates";
+}
+
+void runBruteForceCases(const Device& device) {
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const Mesh mesh = crumpledGrid(12, seed);
+  for (bool stackless : {true, false}) {
+    for (int filter : {0, 1, 2, 3}) {
+      SCOPED_TRACE("stackless " + std::to_string(stackless) + ", filter " + std::to_string(filter));
+      expectMatchesBruteForce(device, mesh, {0.05f, 0.0f, filter, stackless, 64});
+    }
+  }
+  // Rest-shape exclusion: pairs that were close in the flat sheet are skipped.
+  expectMatchesBruteForce(device, mesh, {0.05f, 0.1f, 2, true, 64});
+  // Worlds: pairs across worlds are skipped unless one side is global (-1).
+  Mesh worlds = mesh;
+  std::mt19937 rng(seed);
+  for (int i = 0; i < worlds.desc.numParticles(); ++i)
+    worlds.desc.worlds.push_back(int(rng() % 3) - 1);
+  expectMatchesBruteForce(device, worlds, {0.05f, 0.0f, 2, true, 64});
+}
+
+TEST(SelfContactDetector, CandidatesEqualBruteForceOnCpu) {
+  runBruteForceCases(*test::openCpu());
+}
+
+TEST(SelfContactDetector, CandidatesEqualBruteForceOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  runBruteForceCases(*gpu);
+}
+
+void expectOverflowCountedAndGrown(const Device& device) {
+  const Mesh mesh = crumpledGrid(10, std::random_device{}());
+  const Settings s{0.08f, 0.0f, 2, true, 1};
+  Lists vt, ee, tv;
+  bruteForce(mesh, s, vt, ee, tv);
+  Fixture f(device, mesh, s);
+  f.detector->resetStatus();
+  f.detector->detect(f.current.data());
+  const ContactStatus status = f.detector->readStatus();
+  size_t largestVt = 0, largestEe = 0, largestTv = 0;
+  for (const auto& r : vt) largestVt = std::max(largestVt, r.size());
+  for (const auto& r : ee) largestEe = std::max(largestEe, r.size());
+  for (const auto& r : tv) largestTv = std::max(largestTv, r.size());
+  // With one slot each, the counts are still exact; the transpose only saw what was stored.
+  EXPECT_EQ(status.maxVertexTriangle, int(largestVt));
+  EXPECT_EQ(status.maxEdgeEdge, int(largestEe));
+  EXPECT_FALSE(f.detector->fits(status));
+  // Grow until everything fits (the transpose can only overflow once the vertex lists hold all
+  // their pairs, so this takes two rounds at most), then compare with brute force.
+  for (int round = 0; round < 3 && !f.detector->fits(f.detector->readStatus()); ++round) {
+    EXPECT_FALSE(f.detector->growToFit(f.detector->readStatus()).empty());
+    f.detector->resetStatus();
+    f.detector->detect(f.current.data());
+  }
+  const ContactStatus after = f.detector->readStatus();
+  EXPECT_TRUE(f.detector->fits(after));
+  EXPECT_EQ(after.maxTriangleVertex, int(largestTv));
+  EXPECT_EQ(
+      sortedCopy(Fixture::read(f.detector->vertexTriangles(), mesh.desc.numParticles(), device)),
+      vt);
+  EXPECT_EQ(sortedCopy(Fixture::read(f.detector->edgeEdges(), mesh.desc.numEdges(), device)), ee);
+  EXPECT_EQ(Fixture::read(f.detector->triangleVertices(), mesh.desc.numTriangles(), device), tv);
+}
+
+TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnCpu) {
+  expectOverflowCountedAndGrown(*test::openCpu());
+}
+
+TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectOverflowCountedAndGrown(*gpu);
+}
+
+// Both traversals visit the BVH in the same preorder, so the lists are identical, in order.
+TEST(SelfContactDetector, TraversalsGiveIdenticalListsInOrder) {
+  auto cpu = test::openCpu();
+  const Mesh mesh = crumpledGrid(12, std::random_device{}());
+  Fixture a(*cpu, mesh, {0.05f, 0.0f, 2, true, 64});
+  Fixture b(*cpu, mesh, {0.05f, 0.0f, 2, false, 64});
+  a.detector->detect(a.current.data());
+  b.detector->detect(b.current.data());
+  const int n = mesh.desc.numParticles(), e = mesh.desc.numEdges();
+  EXPECT_EQ(Fixture::read(a.detector->vertexTriangles(), n, *cpu),
+            Fixture::read(b.detector->vertexTriangles(), n, *cpu));
+  EXPECT_EQ(Fixture::read(a.detector->edgeEdges(), e, *cpu),
+            Fixture::read(b.detector->edgeEdges(), e, *cpu));
+}
+
+}  // namespace
+}  // namespace weft
