@@ -31,6 +31,8 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd->add_flag("--debug-launches", run.debugLaunches,
                    "synchronize and log every kernel launch (also WEFT_DEBUG_LAUNCHES=1)");
   runCmd->add_flag("!--no-graph", run.useGraphs, "launch substeps directly, without CUDA graphs");
+  runCmd->add_flag("--profile", run.profile,
+                   "time every solver stage (synchronizes after each; launches without graphs)");
   runCmd->add_flag("--intersections-every-frame", run.intersectionsEveryFrame,
                    "count mesh self-intersections after every frame, not only the last");
 

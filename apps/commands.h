@@ -26,6 +26,7 @@ struct RunOptions {
   bool debugLaunches = false;
   bool useGraphs = true;
   bool intersectionsEveryFrame = false;  // count self-intersections after every frame
+  bool profile = false;  // time every stage (synchronizes per stage; implies no graphs)
 };
 int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
 

@@ -77,7 +77,10 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   SceneOptions sceneOptions;
   sceneOptions.meshPath = options.meshPath;
   const ModelDesc desc = scene.build(sceneOptions);
-  Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps, options.useGraphs);
+  Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps,
+                 options.useGraphs && !options.profile);
+  StepProfile profile;
+  if (options.profile) sim.solver().setProfile(&profile);
 
   // ---- Simulate ------------------------------------------------------------------------------
   std::unique_ptr<FrameWriter> writer =
@@ -158,6 +161,21 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
         << " triangles per vertex, " << contacts.largest.maxEdgeEdge << " edges per edge, "
         << contacts.largest.maxTriangleVertex << " vertices per triangle\n";
     for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
+  }
+  if (options.profile && profile.substeps > 0) {
+    out << "  profile       stage                     calls/substep   us/substep   share\n";
+    double total = 0.0;
+    for (double ms : profile.milliseconds) total += ms;
+    for (int s = 0; s < StepProfile::kNumStages; ++s) {
+      if (profile.calls[s] == 0) continue;
+      char line[160];
+      std::snprintf(line, sizeof(line), "                %-26s %9.1f %12.1f %7.1f%%\n",
+                    std::string(StepProfile::stageName(s)).c_str(),
+                    double(profile.calls[s]) / profile.substeps,
+                    1000.0 * profile.milliseconds[s] / profile.substeps,
+                    100.0 * profile.milliseconds[s] / total);
+      out << line;
+    }
   }
   for (const CheckResult& c : checks)
     out << "  check         " << (c.pass ? "pass " : "FAIL ") << c.name << ": " << c.detail << "\n";

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/runtime/errors.h"
+#include "tuning/kernel_ids.h"
 
 namespace weft::detail {
 
@@ -47,14 +48,49 @@ __global__ void elementsKernelWithScratch(const K kernel, int count) {
   if (i < count) kernel(i, sharedScratch + threadIdx.x * K::kSharedBytesPerThread);
 }
 
+/// Shared memory a block may use without opting in to more (cudaFuncSetAttribute), as the
+/// reference's kernels do: 48 KB on every GPU since Volta.
+inline constexpr size_t kDefaultSharedBytesPerBlock = 48 * 1024;
+
+/// The most threads a block of `function` can have (fewer than 1024 when it uses many registers).
+template <class F>
+int maxThreadsPerBlock(F* function) {
+  cudaFuncAttributes attributes{};
+  if (cudaFuncGetAttributes(&attributes, function) != cudaSuccess) {
+    cudaGetLastError();
+    return 1024;
+  }
+  return attributes.maxThreadsPerBlock;
+}
+
+/// Throws CudaError when `block` threads (and `sharedBytes`) cannot launch `function`. Checked on
+/// the host before launching, because inside a graph capture a launch that is too large is only
+/// reported when the graph is instantiated, far from the cause.
+template <auto Function>
+void checkLaunchFits(KernelId id, int block, size_t sharedBytes) {
+  static const int limit = maxThreadsPerBlock(Function);  // once per kernel instantiation
+  if (block > limit)
+    throw CudaError("kernel " + std::string(kernelName(id)) + ": a block of " +
+                        std::to_string(block) + " threads exceeds its limit of " +
+                        std::to_string(limit) + " (registers per thread)",
+                    int(cudaErrorLaunchOutOfResources));
+  if (sharedBytes > kDefaultSharedBytesPerBlock)
+    throw CudaError("kernel " + std::string(kernelName(id)) + ": a block of " +
+                        std::to_string(block) + " threads needs " + std::to_string(sharedBytes) +
+                        " B of shared memory, more than the 48 KB limit",
+                    int(cudaErrorInvalidValue));
+}
+
 template <class K>
 int launchElementsOnCuda(void* stream, int count, int block, const K& kernel) {
   const int grid = (count + block - 1) / block;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   if constexpr (requires { K::kSharedBytesPerThread; }) {
     const size_t bytes = size_t(block) * K::kSharedBytesPerThread;
+    checkLaunchFits<elementsKernelWithScratch<K>>(K::kId, block, bytes);
     elementsKernelWithScratch<K><<<grid, block, bytes, s>>>(kernel, count);
   } else {
+    checkLaunchFits<elementsKernel<K>>(K::kId, block, 0);
     elementsKernel<K><<<grid, block, 0, s>>>(kernel, count);
   }
   return grid;
