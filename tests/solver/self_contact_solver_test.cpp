@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "collision/intersection_check.h"
+#include "kernels/runtime/errors.h"
 #include "scenes/scene.h"
 #include "solver/cloth_builder.h"
 #include "solver/simulation.h"
