@@ -91,10 +91,9 @@ SolverOptions sheetOptions() {
   return o;
 }
 
-TEST(SelfContactSolver, StackedSheetsSlideWithoutIntersecting) {
-  auto cpu = test::openCpu();
-  const ModelDesc desc = stackedSheets(12);
-  const std::vector<Vec3> x = runIntersectionFree(*cpu, desc, sheetOptions(), 20, 0.005f);
+void expectSheetsSlide(const Device& device, int cells, int frames) {
+  const ModelDesc desc = stackedSheets(cells);
+  const std::vector<Vec3> x = runIntersectionFree(device, desc, sheetOptions(), frames, 0.005f);
   // The top sheet moved over the bottom one, and friction slowed it below its start speed.
   const int n = desc.numParticles() / 2;
   double top = 0.0, bottom = 0.0;
@@ -105,8 +104,17 @@ TEST(SelfContactSolver, StackedSheetsSlideWithoutIntersecting) {
   top /= n;
   bottom /= n;
   EXPECT_GT(top - bottom, 0.02) << "the top sheet should slide";
-  EXPECT_LT(top, 20.0 / 60.0) << "friction should slow it";
+  EXPECT_LT(top, frames / 60.0) << "friction should slow it";
   for (int i = n; i < 2 * n; ++i) EXPECT_GT(x[i].z, x[i % n].z - 0.01f);
+}
+
+TEST(SelfContactSolver, StackedSheetsSlideWithoutIntersecting) {
+  expectSheetsSlide(*test::openCpu(), 12, 20);
+}
+
+TEST(SelfContactSolver, LargerStackedSheetsSlideWithoutIntersectingOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectSheetsSlide(*gpu, 40, 60);
 }
 
 // Lists that start with one slot and grow (running frames again) give the very same run as
