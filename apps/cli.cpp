@@ -27,7 +27,17 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd->add_option("--summary", run.summaryPath, "write a JSON summary to this file");
   runCmd->add_option("--launch-table", run.launchTable,
                      "launch table JSON (default: $WEFT_LAUNCH_TABLE, then tuning/tables/)");
-  runCmd->add_option("--mesh", run.meshPath, "replace the scene's garment with this OBJ");
+  runCmd->add_option("--mesh", run.meshPath, "replace the scene's cloth with this OBJ");
+  runCmd->add_option("--mesh-scale", run.meshScale, "scale the --mesh vertices first")
+      ->check(CLI::PositiveNumber);
+  runCmd
+      ->add_option("--mesh-rotate", run.meshRotate,
+                   "then rotate the --mesh about x, y, z by RX RY RZ degrees")
+      ->expected(3);
+  runCmd
+      ->add_option("--mesh-translate", run.meshTranslate,
+                   "then translate the --mesh by X Y Z (scene units)")
+      ->expected(3);
   runCmd->add_flag("--debug-launches", run.debugLaunches,
                    "synchronize and log every kernel launch (also WEFT_DEBUG_LAUNCHES=1)");
   runCmd->add_flag("!--no-graph", run.useGraphs, "launch substeps directly, without CUDA graphs");

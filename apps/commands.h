@@ -7,6 +7,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace weft {
 
@@ -19,10 +20,13 @@ struct RunOptions {
   int frames = 0;               // 0: the scene's default
   std::string device = "auto";  // auto | cuda | cpu
   std::string outDir = "out";
-  std::string format = "usda";  // usda | obj | none
-  std::string summaryPath;      // JSON summary ("" = none)
-  std::string launchTable;      // --launch-table FILE ("" = $WEFT_LAUNCH_TABLE, tuning/tables)
-  std::string meshPath;         // --mesh FILE.obj for scenes with a garment
+  std::string format = "usda";       // usda | obj | none
+  std::string summaryPath;           // JSON summary ("" = none)
+  std::string launchTable;           // --launch-table FILE ("" = $WEFT_LAUNCH_TABLE, tuning/tables)
+  std::string meshPath;              // --mesh FILE.obj for scenes with a garment
+  float meshScale = 1.0f;            // --mesh-scale
+  std::vector<float> meshRotate;     // --mesh-rotate RX RY RZ [deg]
+  std::vector<float> meshTranslate;  // --mesh-translate X Y Z
   bool debugLaunches = false;
   bool useGraphs = true;
   bool intersectionsEveryFrame = false;  // count self-intersections after every frame

@@ -86,7 +86,8 @@ class UsdaWriter final : public FrameWriter {
 
  private:
   /// Pose ops of a shape prim; `scale` (boxes: the unit cube's half extents) is applied last.
-  void writeXform(const ShapeMotion& motion, int plannedFrames, const Vec3* scale) {
+  void writeXform(const ShapeDesc& shape, int plannedFrames, const Vec3* scale) {
+    const ShapeMotion& motion = shape.motion;
     auto translate = [](const Transform& t, FILE* f) {
       std::fprintf(f, "(%.7g, %.7g, %.7g)", t.p.x, t.p.y, t.p.z);
     };
@@ -105,7 +106,7 @@ class UsdaWriter final : public FrameWriter {
         std::fprintf(file_, pass == 0 ? "        double3 xformOp:translate.timeSamples = {\n"
                                       : "        quatf xformOp:orient.timeSamples = {\n");
         for (int frame = 0; frame <= plannedFrames; ++frame) {
-          const Transform t = poseAt(motion, float(frame / fps_));
+          const Transform t = shapePoseAt(shape, float(frame / fps_));
           std::fprintf(file_, "            %d: ", frame);
           (pass == 0 ? translate : orient)(t, file_);
           std::fprintf(file_, ",\n");
@@ -153,7 +154,7 @@ class UsdaWriter final : public FrameWriter {
       if (!s.name.empty())
         std::fprintf(file_, "        custom string weft:name = \"%s\"\n", s.name.c_str());
       // A Cube of size 2 scaled by the half extents is the box.
-      writeXform(s.motion, plannedFrames,
+      writeXform(s, plannedFrames,
                  s.geometry.type == ShapeType::Box ? &s.geometry.halfExtents : nullptr);
       std::fprintf(file_, "    }\n\n");
     }

@@ -76,6 +76,17 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
 
   SceneOptions sceneOptions;
   sceneOptions.meshPath = options.meshPath;
+  sceneOptions.meshScale = options.meshScale;
+  if (options.meshRotate.size() == 3)
+    sceneOptions.meshRotationDegrees = {options.meshRotate[0], options.meshRotate[1],
+                                        options.meshRotate[2]};
+  if (options.meshTranslate.size() == 3)
+    sceneOptions.meshTranslation = {options.meshTranslate[0], options.meshTranslate[1],
+                                    options.meshTranslate[2]};
+  sceneOptions.meshTransformGiven =
+      options.meshScale != 1.0f || !options.meshRotate.empty() || !options.meshTranslate.empty();
+  if (sceneOptions.meshTransformGiven && options.meshPath.empty())
+    throw Error("--mesh-scale, --mesh-rotate and --mesh-translate need --mesh FILE.obj");
   const ModelDesc desc = scene.build(sceneOptions);
   Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps,
                  options.useGraphs && !options.profile);
@@ -125,6 +136,16 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     checks = scene.checks(CheckInput{desc, positions, velocities, frames});
     if (scene.checksSelfIntersections)
       checks.push_back(checkNoSelfIntersections(selfIntersections));
+    if (scene.solver.selfContact.enabled) {
+      // The regrowth loop guarantees this; the check makes a broken guarantee visible.
+      const Simulation::ContactReport& r = sim.contactReport();
+      const bool complete = r.lastFrame.maxVertexTriangle <= r.vertexTriangleCapacity &&
+                            r.lastFrame.maxEdgeEdge <= r.edgeEdgeCapacity &&
+                            r.lastFrame.maxTriangleVertex <= r.triangleVertexCapacity;
+      checks.push_back({"contacts_complete", complete,
+                        complete ? "every candidate pair of the last frame was stored"
+                                 : "the last frame's candidate lists overflowed"});
+    }
   }
   const bool allPass =
       std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.pass; });

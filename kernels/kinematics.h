@@ -9,8 +9,9 @@
 namespace weft {
 
 enum class MotionType : int {
-  Static = 0,  // pose0 forever
-  Linear = 1,  // constant linear and angular velocity while startTime <= t <= stopTime
+  Static = 0,   // pose0 forever
+  Linear = 1,   // constant linear and angular velocity while startTime <= t <= stopTime
+  Sampled = 2,  // poses tabulated every sampleInterval seconds, interpolated; the last one holds
 };
 
 struct ShapeMotion {
@@ -20,6 +21,11 @@ struct ShapeMotion {
   Vec3 angularVelocity;      // [rad/s], world frame, about the shape origin
   float startTime = 0.0f;    // [s] motion begins
   float stopTime = 1.0e30f;  // [s] motion ends; the pose stays where it stopped
+  // Sampled: poses samples[sampleOffset + k] at t = k·sampleInterval, k < sampleCount (the Model
+  // fills offset and count from ShapeDesc::motionSamples)
+  int sampleOffset = 0;
+  int sampleCount = 0;
+  float sampleInterval = 0.0f;  // [s]
 };
 
 WEFT_HD inline float activeDuration(float t, float start, float stop) {
@@ -27,8 +33,28 @@ WEFT_HD inline float activeDuration(float t, float start, float stop) {
   return tau <= 0.0f ? 0.0f : (tau >= stop - start ? stop - start : tau);
 }
 
-WEFT_HD inline Transform poseAt(const ShapeMotion& m, float t) {
+/// Interpolates between two poses: positions linearly, orientations along the shorter arc
+/// (normalized linear interpolation, which is close to slerp for the small steps of a sampled
+/// trajectory).
+WEFT_HD inline Transform interpolatePose(const Transform& a, const Transform& b, float w) {
+  Quat qb = b.q;
+  if (a.q.x * qb.x + a.q.y * qb.y + a.q.z * qb.z + a.q.w * qb.w < 0.0f)
+    qb = {-qb.x, -qb.y, -qb.z, -qb.w};
+  const Quat q{a.q.x + w * (qb.x - a.q.x), a.q.y + w * (qb.y - a.q.y), a.q.z + w * (qb.z - a.q.z),
+               a.q.w + w * (qb.w - a.q.w)};
+  return {a.p + (b.p - a.p) * w, normalize(q)};
+}
+
+/// Pose of a shape at time t. `samples` is the model's table of sampled poses (Sampled motion).
+WEFT_HD inline Transform poseAt(const ShapeMotion& m, float t, const Transform* samples) {
   if (m.type == MotionType::Static) return m.pose0;
+  if (m.type == MotionType::Sampled) {
+    const float s = t > 0.0f ? t / m.sampleInterval : 0.0f;
+    const int k = int(s);
+    if (k >= m.sampleCount - 1) return samples[m.sampleOffset + m.sampleCount - 1];
+    return interpolatePose(samples[m.sampleOffset + k], samples[m.sampleOffset + k + 1],
+                           s - float(k));
+  }
   const float tau = activeDuration(t, m.startTime, m.stopTime);
   Transform out;
   out.p = m.pose0.p + m.linearVelocity * tau;

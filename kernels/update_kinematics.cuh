@@ -21,6 +21,7 @@ struct UpdateKinematics {
   double dtSeconds;                       // substep length [s]
   int numShapes;
   const ShapeMotion* __restrict__ shapeMotions;  // (numShapes)
+  const Transform* __restrict__ motionSamples;   // (numSamples) poses of Sampled motions
   Transform* __restrict__ shapePoses;            // (2 x numShapes): [s] end, [numShapes + s] start
   const int* __restrict__ drivenParticles;       // (numDriven) particle ids
   const int* __restrict__ drivenDriver;          // (numDriven) index into drivers
@@ -33,8 +34,8 @@ struct UpdateKinematics {
     const float tStart = float(double(k) * dtSeconds);
     const float tEnd = float(double(k + 1) * dtSeconds);
     if (i < numShapes) {
-      shapePoses[i] = poseAt(shapeMotions[i], tEnd);
-      shapePoses[numShapes + i] = poseAt(shapeMotions[i], tStart);
+      shapePoses[i] = poseAt(shapeMotions[i], tEnd, motionSamples);
+      shapePoses[numShapes + i] = poseAt(shapeMotions[i], tStart, motionSamples);
       return;
     }
     const int j = i - numShapes;

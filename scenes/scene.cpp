@@ -14,6 +14,15 @@ const std::vector<Scene>& allScenes() {
   return scenes;
 }
 
+Quat meshRotation(const SceneOptions& options) {
+  constexpr float kDegrees = 3.14159265358979f / 180.0f;
+  const Vec3& r = options.meshRotationDegrees;
+  const Quat qx = quatFromAxisAngle({1.0f, 0.0f, 0.0f}, r.x * kDegrees);
+  const Quat qy = quatFromAxisAngle({0.0f, 1.0f, 0.0f}, r.y * kDegrees);
+  const Quat qz = quatFromAxisAngle({0.0f, 0.0f, 1.0f}, r.z * kDegrees);
+  return qz * qy * qx;
+}
+
 std::string sceneNames() {
   std::string names;
   for (const Scene& s : allScenes()) names += (names.empty() ? "" : ", ") + s.name;

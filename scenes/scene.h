@@ -17,7 +17,12 @@ namespace weft {
 /// Options a user may pass to any scene (those a scene does not use are ignored, and the scene's
 /// description says which it uses).
 struct SceneOptions {
-  std::string meshPath;  // replace the scene's cloth mesh with this OBJ (scenes with a garment)
+  std::string meshPath;             // replace the scene's cloth with this OBJ (if it has one)
+  float meshScale = 1.0f;           // applied to the OBJ's vertices first
+  Vec3 meshRotationDegrees;         // then rotations about x, y, z (in that order) [deg]
+  Vec3 meshTranslation;             // then this translation (scene units)
+  bool meshTransformGiven = false;  // any of the three was given: the scene's own placement of
+                                    // its garment is replaced by this transform
 };
 
 struct Scene {
@@ -44,5 +49,12 @@ std::string sceneNames();
 // Scene definitions (one file each).
 Scene makeClothHangingScene();
 Scene makeClothFoldScene();
+Scene makePokerCardsScene();
+Scene makeClothTwistScene();
+Scene makeClothFrankaScene();
+Scene makeClothRollersScene();
+
+/// The rotation of SceneOptions::meshRotationDegrees (x, then y, then z).
+Quat meshRotation(const SceneOptions& options);
 
 }  // namespace weft

@@ -149,9 +149,18 @@ Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& o
   std::vector<ShapeMotion> motions;
   std::vector<ContactMaterial> mixed;
   std::vector<float> margins;
+  std::vector<Transform> samples;
   for (const ShapeDesc& s : desc.shapes) {
     geometry.push_back(s.geometry);
-    motions.push_back(s.motion);
+    ShapeMotion motion = s.motion;
+    if (motion.type == MotionType::Sampled) {
+      if (s.motionSamples.empty() || !(motion.sampleInterval > 0.0f))
+        throw Error("shape '" + s.name + "' has sampled motion without samples or interval");
+      motion.sampleOffset = int(samples.size());
+      motion.sampleCount = int(s.motionSamples.size());
+      samples.insert(samples.end(), s.motionSamples.begin(), s.motionSamples.end());
+    }
+    motions.push_back(motion);
     margins.push_back(s.margin);
     mixed.push_back({0.5f * (options.particleContact.ke + s.material.ke),
                      0.5f * (options.particleContact.kd + s.material.kd),
@@ -159,6 +168,7 @@ Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& o
   }
   shapeGeometry = DeviceBuffer<ShapeGeometry>(device, geometry);
   shapeMotions = DeviceBuffer<ShapeMotion>(device, motions);
+  motionSamples = DeviceBuffer<Transform>(device, samples);
   shapeMaterials = DeviceBuffer<ContactMaterial>(device, mixed);
   shapeMargins = DeviceBuffer<float>(device, margins);
 

@@ -107,6 +107,7 @@ class Model {
   // Shapes
   DeviceBuffer<ShapeGeometry> shapeGeometry;     // (numShapes)
   DeviceBuffer<ShapeMotion> shapeMotions;        // (numShapes)
+  DeviceBuffer<Transform> motionSamples;         // (numSamples) all shapes' sampled poses
   DeviceBuffer<ContactMaterial> shapeMaterials;  // (numShapes), mixed with particleContact
   DeviceBuffer<float> shapeMargins;              // (numShapes) [m]
 

@@ -41,9 +41,15 @@ struct ShapeDesc {
   std::string name;  // for summaries and output files
   ShapeGeometry geometry;
   ContactMaterial material;
-  float margin = 0.0f;  // reference shape_margin [m]: thickens the surface
-  ShapeMotion motion;   // pose as a function of time (Static: motion.pose0)
+  float margin = 0.0f;                   // reference shape_margin [m]: thickens the surface
+  ShapeMotion motion;                    // pose as a function of time (Static: motion.pose0)
+  std::vector<Transform> motionSamples;  // Sampled motion: the pose at t = k·sampleInterval
 };
+
+/// The pose of `shape` at time t [s] (host side; the device evaluates the same function).
+inline Transform shapePoseAt(const ShapeDesc& shape, float t) {
+  return poseAt(shape.motion, t, shape.motionSamples.data());
+}
 
 /// Particles moved rigidly by a driver instead of the solver (they must have mass 0).
 struct DriverDesc {

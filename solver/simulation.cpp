@@ -16,6 +16,7 @@ Simulation::Simulation(const Device& device, const ModelDesc& desc, const Solver
       substeps_(substepsPerFrame),
       useGraphs_(useGraphs && device.isCuda()),
       graph_(device),
+      rebuildGraph_(device),
       frameTimer_(device),
       selfContact_(options.selfContact.enabled),
       rebuildInterval_(options.selfContact.bvhRebuildInterval) {
@@ -28,32 +29,34 @@ Simulation::Simulation(const Device& device, const ModelDesc& desc, const Solver
   }
 }
 
-void Simulation::runFrameBody() {
+void Simulation::runFrameBody(bool rebuild) {
   if (selfContact_) {
     savedPositions_.copyFrom(state_.positions);
     savedVelocities_.copyFrom(state_.velocities);
     savedSubstep_.copyFrom(state_.substep);
     scratch_.selfContact->resetStatus();
+    if (rebuild) scratch_.selfContact->rebuild(state_.positions.data());
   }
   for (int s = 0; s < substeps_; ++s) solver_.step(state_, scratch_);
 }
 
-void Simulation::runFrameOnce() {
-  if (useGraphs_ && !graph_.captured()) graph_.capture([this] { runFrameBody(); });
+void Simulation::runFrameOnce(bool rebuild) {
+  FrameGraph& graph = rebuild ? rebuildGraph_ : graph_;
+  if (useGraphs_ && !graph.captured()) graph.capture([this, rebuild] { runFrameBody(rebuild); });
   frameTimer_.start();
   if (useGraphs_)
-    graph_.replay();
+    graph.replay();
   else
-    runFrameBody();
+    runFrameBody(rebuild);
   frameTimer_.stop();
   lastFrameMs_ = frameTimer_.elapsedMs();  // waits for the frame
   device_.synchronize();                   // surfaces asynchronous errors here, with a message
 }
 
 void Simulation::advanceFrame() {
-  if (selfContact_ && rebuildInterval_ > 0 && frames_ > 0 && frames_ % rebuildInterval_ == 0)
-    scratch_.selfContact->rebuild(state_.positions.data());
-  runFrameOnce();
+  const bool rebuild =
+      selfContact_ && rebuildInterval_ > 0 && frames_ > 0 && frames_ % rebuildInterval_ == 0;
+  runFrameOnce(rebuild);
   if (selfContact_) {
     SelfContactDetector& detector = *scratch_.selfContact;
     for (ContactStatus status = detector.readStatus(); !detector.fits(status);
@@ -66,9 +69,11 @@ void Simulation::advanceFrame() {
       contactReport_.regrowths.push_back("frame " + std::to_string(frames_ + 1) + ": " + grew +
                                          " (frame run again)");
       graph_.reset();
-      runFrameOnce();
+      rebuildGraph_.reset();
+      runFrameOnce(rebuild);
     }
     const ContactStatus status = detector.readStatus();
+    contactReport_.lastFrame = status;
     ContactStatus& largest = contactReport_.largest;
     largest.maxVertexTriangle = std::max(largest.maxVertexTriangle, status.maxVertexTriangle);
     largest.maxEdgeEdge = std::max(largest.maxEdgeEdge, status.maxEdgeEdge);

@@ -9,8 +9,9 @@
 // With self-contact, nothing is ever dropped: a frame starts by saving the state (in the graph)
 // and zeroing the contact status; after it, the host reads the status (a few bytes), and if any
 // candidate list overflowed its capacity the state is restored, the lists grow to fit, the graph
-// is captured again and the frame runs again. The trees are rebuilt from scratch every
-// `bvhRebuildInterval` frames (between frames, outside the graph).
+// is captured again and the frame runs again. The trees are rebuilt from scratch at the start of
+// every `bvhRebuildInterval`-th frame; such frames replay a second graph that begins with the
+// rebuild, so every frame is still a single graph replay.
 #pragma once
 
 #include <memory>
@@ -47,6 +48,7 @@ class Simulation {
   /// What self-contact detection needed over the run (zeros without self-contact).
   struct ContactReport {
     ContactStatus largest;           // largest candidate counts seen in any frame
+    ContactStatus lastFrame;         // candidate counts of the last frame
     int vertexTriangleCapacity = 0;  // capacities at the end of the run
     int edgeEdgeCapacity = 0;
     int triangleVertexCapacity = 0;
@@ -61,8 +63,8 @@ class Simulation {
   SolverVBD& solver() { return solver_; }
 
  private:
-  void runFrameBody();
-  void runFrameOnce();
+  void runFrameBody(bool rebuild);
+  void runFrameOnce(bool rebuild);
 
   const Device& device_;
   Model model_;
@@ -71,7 +73,8 @@ class Simulation {
   SolverVBD solver_;
   int substeps_;
   bool useGraphs_;
-  FrameGraph graph_;
+  FrameGraph graph_;         // a frame
+  FrameGraph rebuildGraph_;  // a frame that starts with a BVH rebuild
   DeviceTimer frameTimer_;
   double lastFrameMs_ = 0.0;
   long long frames_ = 0;

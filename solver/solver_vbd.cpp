@@ -74,11 +74,12 @@ void SolverVBD::step(State& state, Scratch& scratch) {
 }
 
 void SolverVBD::updateKinematics(State& state, Scratch& scratch) const {
-  launch(device_, model_.numShapes + model_.numDriven,
-         UpdateKinematics{state.substep.data(), dt_, model_.numShapes, model_.shapeMotions.data(),
-                          scratch.shapePoses.data(), model_.drivenParticles.data(),
-                          model_.drivenDriver.data(), model_.drivenInitial.data(),
-                          model_.drivers.data(), state.positions.data()});
+  launch(
+      device_, model_.numShapes + model_.numDriven,
+      UpdateKinematics{state.substep.data(), dt_, model_.numShapes, model_.shapeMotions.data(),
+                       model_.motionSamples.data(), scratch.shapePoses.data(),
+                       model_.drivenParticles.data(), model_.drivenDriver.data(),
+                       model_.drivenInitial.data(), model_.drivers.data(), state.positions.data()});
 }
 
 void SolverVBD::generateShapeContacts(const State& state, Scratch& scratch) const {
