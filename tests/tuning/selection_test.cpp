@@ -1,0 +1,109 @@
+// The tuner's decisions on synthetic timings: per-step costs, per-scene and overall picks, the
+// noise band's tie-break, skipped sizes.
+#include "tuning/selection.h"
+
+#include <gtest/gtest.h>
+
+#include "kernels/runtime/errors.h"
+
+namespace weft {
+namespace {
+
+LaunchTiming launchOf(KernelId id, int timesPerStep, std::vector<SizeTiming> sizes) {
+  LaunchTiming l;
+  l.id = id;
+  l.count = 1000;
+  l.timesPerStep = timesPerStep;
+  l.sizes = std::move(sizes);
+  return l;
+}
+
+SizeTiming at(int size, double us) {
+  return {size, false, "", us};
+}
+SizeTiming skipped(int size) {
+  return {size, true, "too many resources requested", 0.0};
+}
+
+TEST(Selection, PerStepCostSumsLaunchesTimesTheirRepeats) {
+  SceneTimings t{"s",
+                 {launchOf(KernelId::forward_step, 1, {at(64, 2.0), at(256, 3.0)}),
+                  launchOf(KernelId::solve_elasticity_tile, 40, {at(16, 5.0), at(32, 4.0)}),
+                  launchOf(KernelId::solve_elasticity_tile, 40, {at(16, 6.0), at(32, 7.0)})}};
+  const auto cost = perStepCost(t);
+  EXPECT_DOUBLE_EQ(cost.at(KernelId::forward_step).at(64), 2.0);
+  EXPECT_DOUBLE_EQ(cost.at(KernelId::solve_elasticity_tile).at(16), 40 * 11.0);
+  EXPECT_DOUBLE_EQ(cost.at(KernelId::solve_elasticity_tile).at(32), 40 * 11.0);
+}
+
+TEST(Selection, SizeSkippedByAnyLaunchIsNoCandidate) {
+  SceneTimings t{
+      "s",
+      {launchOf(KernelId::vertex_triangle_collision_detection, 1,
+                {at(8, 10.0), at(256, 5.0), skipped(512)}),
+       launchOf(KernelId::vertex_triangle_collision_detection, 1,
+                {at(8, 10.0), skipped(256), skipped(512)}),
+       // 64 was timed for one launch only: not comparable, so not a candidate.
+       launchOf(KernelId::vertex_triangle_collision_detection, 1, {at(8, 1.0), at(64, 0.1)})}};
+  const auto cost = perStepCost(t).at(KernelId::vertex_triangle_collision_detection);
+  ASSERT_EQ(cost.size(), 1u);
+  EXPECT_DOUBLE_EQ(cost.at(8), 21.0);
+}
+
+TEST(Selection, PicksTheCheapestSize) {
+  const SizeChoice c = pickSize({{8, 10.0}, {16, 7.0}, {32, 9.0}, {256, 14.0}}, 256);
+  EXPECT_EQ(c.size, 16);
+  EXPECT_DOUBLE_EQ(c.microseconds, 7.0);
+  EXPECT_DOUBLE_EQ(c.speedup, 2.0);
+}
+
+TEST(Selection, WithinTheNoiseBandTheDefaultWins) {
+  // 256 is 1.5% slower than 128: noise; keep the default.
+  EXPECT_EQ(pickSize({{128, 10.0}, {256, 10.15}}, 256).size, 256);
+  // 3% slower: a real difference.
+  EXPECT_EQ(pickSize({{128, 10.0}, {256, 10.3}}, 256).size, 128);
+}
+
+TEST(Selection, WithinTheNoiseBandWithoutTheDefaultTheLargerSizeWins) {
+  EXPECT_EQ(pickSize({{32, 10.0}, {64, 10.1}, {128, 10.19}, {512, 13.0}}, 256).size, 128);
+  // Deterministic: the same input gives the same answer.
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(pickSize({{64, 5.0}, {32, 5.0}, {16, 5.0}}, 1024).size, 64);
+}
+
+TEST(Selection, DefaultThatCouldNotRunHasNoSpeedup) {
+  const SizeChoice c = pickSize({{8, 4.0}, {16, 3.0}}, 256);
+  EXPECT_EQ(c.size, 16);
+  EXPECT_EQ(c.speedup, 0.0);
+  EXPECT_THROW(pickSize({}, 256), Error);
+}
+
+TEST(Selection, OverallPickUsesOnlySizesEveryScenePermits) {
+  const std::map<std::string, std::map<int, double>> perScene = {
+      {"a", {{8, 5.0}, {256, 9.0}, {512, 1.0}}},  // 512 would win here...
+      {"b", {{8, 5.0}, {256, 9.0}}}};             // ...but b could not run it
+  const SizeChoice c = pickOverallSize(perScene, 256, Objective::SummedTime);
+  EXPECT_EQ(c.size, 8);
+  EXPECT_DOUBLE_EQ(c.microseconds, 10.0);
+  EXPECT_DOUBLE_EQ(c.speedup, 1.8);
+}
+
+TEST(Selection, GeometricMeanWeighsScenesEquallySummedTimeDoesNot) {
+  // Scene "long" dominates the sum and prefers 64; both short scenes prefer 256 strongly.
+  const std::map<std::string, std::map<int, double>> perScene = {
+      {"long", {{64, 1000.0}, {256, 1100.0}}},
+      {"short1", {{64, 2.0}, {256, 1.0}}},
+      {"short2", {{64, 2.0}, {256, 1.0}}}};
+  EXPECT_EQ(pickOverallSize(perScene, 256, Objective::SummedTime).size, 64);
+  const SizeChoice g = pickOverallSize(perScene, 256, Objective::GeometricMeanSpeedup);
+  EXPECT_EQ(g.size, 256);
+  EXPECT_DOUBLE_EQ(g.speedup, 1.0);
+}
+
+TEST(Selection, NoCommonSizeIsAnError) {
+  EXPECT_THROW(pickOverallSize({{"a", {{8, 1.0}}}, {"b", {{16, 1.0}}}}, 256, Objective::SummedTime),
+               Error);
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,66 @@
+// Choosing launch sizes from measured timings (the decision half of `weft tune-launch`; the
+// measuring half replays recorded launches on the GPU and fills these structures).
+//
+// Inputs, per scene: every distinct launch of one solver step (kernel, item count, how many times
+// per step), each timed at every candidate size (median µs per launch), or skipped with the reason
+// it could not launch. From them:
+//   per-scene cost   cost(kernel, size) = Σ over the kernel's launches of times·µs(size); a size
+//                    skipped by any launch of the kernel is not a candidate for it;
+//   per-scene pick   the size of least cost;
+//   overall pick     the size of least summed cost over the scenes (or least geometric mean of the
+//                    per-scene costs normalized by each scene's default, which weighs scenes
+//                    equally however long their steps are).
+// Ties within a noise band (default 2%) go to the current default, then to the larger size, so
+// that re-running the tuner on the same machine picks the same answer.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tuning/kernel_ids.h"
+
+namespace weft {
+
+struct SizeTiming {
+  int size = 0;
+  bool skipped = false;
+  std::string reason;                  // why the size could not launch (when skipped)
+  double microsecondsPerLaunch = 0.0;  // median over the timed replays
+};
+
+/// One distinct launch of a step, timed at every candidate size.
+struct LaunchTiming {
+  KernelId id{};
+  int count = 0;         // items of the launch
+  int timesPerStep = 1;  // identical launches per step (e.g. once per color and iteration)
+  std::vector<SizeTiming> sizes;
+};
+
+struct SceneTimings {
+  std::string scene;
+  std::vector<LaunchTiming> launches;
+};
+
+/// Per-step cost [µs] of every kernel of a scene at every size that all its launches could use.
+std::map<KernelId, std::map<int, double>> perStepCost(const SceneTimings& timings);
+
+struct SizeChoice {
+  int size = 0;               // the chosen size
+  double microseconds = 0.0;  // its cost (per step, or the objective for overall picks)
+  double defaultMicroseconds = 0.0;
+  double speedup = 1.0;  // default cost / chosen cost
+};
+
+/// The least-cost size of `costs` (size → cost), with ties within `noiseBand` (relative) going to
+/// `defaultSize`, then to the larger size. Throws weft::Error if `costs` is empty.
+SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double noiseBand = 0.02);
+
+enum class Objective { SummedTime, GeometricMeanSpeedup };
+
+/// One size for `id` across scenes: only sizes every scene could use are candidates.
+/// `perScene` maps scene → (size → per-step cost); scenes without the kernel are ignored.
+SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& perScene,
+                           int defaultSize, Objective objective, double noiseBand = 0.02);
+
+}  // namespace weft
