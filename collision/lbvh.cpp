@@ -104,7 +104,6 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
 void Lbvh::refit(const Vec3* leafLowers, const Vec3* leafUppers) {
   const int n = numLeaves_;
   if (n == 0) return;
-  arrivals_.zero();
   launch(*device_, n,
          LbvhRefit{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLeft_.data(),
                    nodeRight_.data(), nodeParent_.data(), arrivals_.data(), nodeLowers_.data(),
