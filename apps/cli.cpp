@@ -55,6 +55,20 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
 
   app.add_subcommand("scenes", "list the scenes with their sizes and descriptions");
 
+  TuneOptions tune;
+  CLI::App* tuneCmd =
+      app.add_subcommand("tune-launch", "measure every kernel's best launch size on this GPU");
+  tuneCmd->add_option("--scenes", tune.scenes, "scene names, or cloth | cable | all")
+      ->capture_default_str();
+  tuneCmd->add_option("--kernels", tune.kernels, "kernel names to tune (default: all)");
+  tuneCmd->add_option("--block-dims", tune.blockDims,
+                      "candidate sizes, e.g. 8,16,32,64,128,256,512,1024 (default)");
+  tuneCmd->add_option("--budget-ms", tune.budgetMs, "timing budget per (launch, size) [ms]")
+      ->capture_default_str();
+  tuneCmd->add_option("--out", tune.out, "table file (default: tuning/tables/<gpu>.json)");
+  tuneCmd->add_option("--report", tune.report, "write TUNING.md and plots into this folder");
+  tuneCmd->add_flag("--quick", tune.quick, "a fast, rougher pass (about 2 minutes)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -73,6 +87,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   }
   if (runCmd->parsed()) return runCommand(run, out, err);
   if (infoCmd->parsed()) return infoCommand(info, out, err);
+  if (tuneCmd->parsed()) return tuneCommand(tune, out, err);
   return scenesCommand(out, err);
 }
 

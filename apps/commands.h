@@ -43,6 +43,17 @@ int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err
 
 int scenesCommand(std::ostream& out, std::ostream& err);
 
+struct TuneOptions {
+  std::string scenes = "all";  // comma-separated names, or cloth | cable | all
+  std::string kernels;         // comma-separated kernel names ("" = every kernel of a step)
+  std::string blockDims;       // comma-separated sizes ("" = 8..1024, tiles 8..256)
+  double budgetMs = 40.0;      // timing budget per (launch, size) [ms]
+  std::string out;             // table path ("" = tuning/tables/<gpu>.json)
+  std::string report;          // report folder ("" = none)
+  bool quick = false;
+};
+int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err);
+
 /// Parses argv and runs the command (what main() does).
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 

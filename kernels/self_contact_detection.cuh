@@ -42,6 +42,7 @@ struct ContactStatus {
   int maxVertexTriangle = 0;  // largest candidate count of a vertex
   int maxEdgeEdge = 0;        // largest candidate count of an edge
   int maxTriangleVertex = 0;  // largest count of vertices near one triangle
+  int totalPairs = 0;  // vertex–triangle plus edge–edge candidates, summed over detections
 };
 
 /// A fixed-stride candidate list per primitive: slots [i·capacity, i·capacity + capacity).
@@ -89,6 +90,7 @@ struct VertexTriangleQuery {
     });
     out.counts[v] = count;
     atomicMaxInt(&status->maxVertexTriangle, count);
+    if (count > 0) atomicAddInt(&status->totalPairs, count);
   }
 };
 
@@ -156,6 +158,7 @@ struct EdgeEdgeQuery {
     });
     out.counts[e] = count;
     atomicMaxInt(&status->maxEdgeEdge, count);
+    if (count > 0) atomicAddInt(&status->totalPairs, count);
   }
 };
 

@@ -35,6 +35,10 @@ struct Scene {
   int defaultFrames = 100;
   SolverOptions solver;
   bool checksSelfIntersections = false;  // count mesh self-intersections at the end (must be 0)
+  bool benchmark = false;                // one of the reference's eight benchmark scenes
+  bool cable = false;                    // a rigid-cable scene (else cloth)
+  int tuneWindowFrames = 30;  // weft tune-launch measures the densest self-contact frame of the
+                              // first tuneWindowFrames frames (the last one without self-contact)
   std::function<ModelDesc(const SceneOptions&)> build;
   std::function<std::vector<CheckResult>(const CheckInput&)> checks;
 };

@@ -32,6 +32,12 @@ class Simulation {
 
   /// Runs one frame (all its substeps) and waits for it.
   void advanceFrame();
+  /// Forgets the captured frame graphs, so that the next frame captures them again (after the
+  /// launch policy changed, for example).
+  void resetGraphs() {
+    graph_.reset();
+    rebuildGraph_.reset();
+  }
   /// Device time of the last frame [ms].
   double lastFrameMs() const { return lastFrameMs_; }
 

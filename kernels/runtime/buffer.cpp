@@ -32,6 +32,7 @@ void* allocateBytes(const Device& device, size_t bytes) {
           "captured (nothing may allocate inside step())");
     void* ptr = nullptr;
     WEFT_CUDA_CHECK(cudaMalloc(&ptr, bytes));
+    device.noteAllocation(ptr, bytes);
     return ptr;
   }
 #endif
@@ -39,17 +40,19 @@ void* allocateBytes(const Device& device, size_t bytes) {
   void* ptr = std::aligned_alloc(kHostAlignment,
                                  (bytes + kHostAlignment - 1) / kHostAlignment * kHostAlignment);
   if (!ptr) throw std::bad_alloc();
+  device.noteAllocation(ptr, bytes);
   return ptr;
 }
 
 void freeBytes(const Device& device, void* ptr) {
 #if defined(WEFT_WITH_CUDA)
   if (device.isCuda()) {
+    device.noteRelease(ptr);
     cudaFree(ptr);  // never throws from a destructor; errors surface at the next checked call
     return;
   }
 #endif
-  (void)device;
+  device.noteRelease(ptr);
   std::free(ptr);
 }
 

@@ -123,6 +123,16 @@ bool Device::isCapturing() const {
 #endif
 }
 
+void Device::noteAllocation(void* ptr, size_t bytes) const {
+  std::lock_guard<std::mutex> lock(allocationsMutex_);
+  allocations_[ptr] = bytes;
+}
+
+void Device::noteRelease(void* ptr) const {
+  std::lock_guard<std::mutex> lock(allocationsMutex_);
+  allocations_.erase(ptr);
+}
+
 std::string Device::describe() const {
   if (isCuda()) return "cuda (" + gpu_.identity.describe() + ")";
   return "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";

@@ -9,7 +9,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <source_location>
 #include <string>
 #include <string_view>
@@ -43,12 +45,22 @@ struct GpuProperties {
 
 /// One launch as seen by a LaunchObserver (the tuner's recorder). `replay` relaunches the same
 /// kernel with the same arguments on `stream` with another block (or tile) size.
+/// What the compiler gave a kernel instantiation (cudaFuncGetAttributes: the -Xptxas -v numbers).
+struct KernelResources {
+  int registers = 0;           // per thread
+  int localBytes = 0;          // stack frame / spills per thread
+  int staticSharedBytes = 0;   // per block
+  int dynamicSharedBytes = 0;  // per block at the queried size
+  int maxThreadsPerBlock = 0;
+};
+
 struct LaunchRecord {
   KernelId id;
   int count = 0;  // items (threads for elementwise kernels, tiles for tile kernels)
   int size = 0;   // block size, or tile size
   int grid = 0;
   std::function<void(void* stream, int size)> replay;
+  std::function<KernelResources(int size)> resources;  // of the instantiation used at `size`
 };
 
 class LaunchObserver {
@@ -93,6 +105,12 @@ class Device {
   LaunchObserver* observer() const { return observer_; }
   void setObserver(LaunchObserver* observer) { observer_ = observer; }
 
+  /// Every live DeviceBuffer allocation (pointer → bytes), kept by the buffers themselves. The
+  /// tuner snapshots all of them so that replaying kernels leaves no trace (DeviceSnapshot).
+  const std::map<void*, size_t>& allocations() const { return allocations_; }
+  void noteAllocation(void* ptr, size_t bytes) const;
+  void noteRelease(void* ptr) const;
+
   /// Called by launch() after issuing a kernel: checks the launch (throws CudaError naming the
   /// kernel, its shape and the call site) and, in debug mode, synchronizes and logs it.
   void checkLaunch(KernelId id, int count, int grid, int size,
@@ -108,6 +126,8 @@ class Device {
   LaunchPolicy policy_;
   bool debugLaunches_ = false;
   LaunchObserver* observer_ = nullptr;
+  mutable std::mutex allocationsMutex_;
+  mutable std::map<void*, size_t> allocations_;
 };
 
 }  // namespace weft

@@ -135,9 +135,12 @@ void launch(const Device& device, int count, const K& kernel,
   const int grid = detail::launchElementsOnCuda(device.stream(), count, block, kernel);
   device.checkLaunch(id, count, grid, block, where);
   if (LaunchObserver* observer = device.observer()) {
-    observer->onLaunch({id, count, block, grid, [kernel, count](void* stream, int size) {
-                          detail::launchElementsOnCuda(stream, count, size, kernel);
-                        }});
+    observer->onLaunch(
+        {id, count, block, grid,
+         [kernel, count](void* stream, int size) {
+           detail::launchElementsOnCuda(stream, count, size, kernel);
+         },
+         [kernel](int size) { return detail::elementsKernelResources(kernel, size); }});
   }
 #elif defined(WEFT_WITH_CUDA)
   static_assert(detail::kAlwaysFalse<K>,
@@ -169,9 +172,11 @@ void launchTile(const Device& device, int count, const K& kernel,
   const int grid = detail::launchTilesOnCuda(device.stream(), count, tile, kernel);
   device.checkLaunch(id, count, grid, tile, where);
   if (LaunchObserver* observer = device.observer()) {
-    observer->onLaunch({id, count, tile, grid, [kernel, count](void* stream, int size) {
+    observer->onLaunch({id, count, tile, grid,
+                        [kernel, count](void* stream, int size) {
                           detail::launchTilesOnCuda(stream, count, size, kernel);
-                        }});
+                        },
+                        [kernel](int size) { return detail::tilesKernelResources(kernel, size); }});
   }
 #elif defined(WEFT_WITH_CUDA)
   static_assert(detail::kAlwaysFalse<K>,

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "kernels/runtime/device.h"
 #include "kernels/runtime/errors.h"
 #include "tuning/kernel_ids.h"
 
@@ -79,6 +80,47 @@ void checkLaunchFits(KernelId id, int block, size_t sharedBytes) {
                         std::to_string(block) + " threads needs " + std::to_string(sharedBytes) +
                         " B of shared memory, more than the 48 KB limit",
                     int(cudaErrorInvalidValue));
+}
+
+/// The compiler's resource usage of a kernel instantiation.
+template <class F>
+KernelResources resourcesOf(F* function, int dynamicSharedBytes) {
+  cudaFuncAttributes a{};
+  if (cudaFuncGetAttributes(&a, function) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  return {a.numRegs, int(a.localSizeBytes), int(a.sharedSizeBytes), dynamicSharedBytes,
+          a.maxThreadsPerBlock};
+}
+
+template <class K>
+KernelResources elementsKernelResources(const K&, int block) {
+  if constexpr (requires { K::kSharedBytesPerThread; })
+    return resourcesOf(elementsKernelWithScratch<K>, block * K::kSharedBytesPerThread);
+  else
+    return resourcesOf(elementsKernel<K>, 0);
+}
+
+template <class K>
+KernelResources tilesKernelResources(const K& kernel, int tile) {
+  int width = 1;
+  while (width < kernel.maxParts()) width *= 2;
+  const int shared = width * int(sizeof(typename K::Part));
+  switch (tile) {
+    case 8:
+      return resourcesOf(tilesKernel<8, K>, shared);
+    case 16:
+      return resourcesOf(tilesKernel<16, K>, shared);
+    case 32:
+      return resourcesOf(tilesKernel<32, K>, shared);
+    case 64:
+      return resourcesOf(tilesKernel<64, K>, shared);
+    case 128:
+      return resourcesOf(tilesKernel<128, K>, shared);
+    default:
+      return resourcesOf(tilesKernel<256, K>, shared);
+  }
 }
 
 template <class K>

@@ -184,6 +184,28 @@ TEST_F(CliTest, InfoOnCudaListsEveryKernelsLaunchSize) {
   for (KernelId id : allKernels()) EXPECT_THAT(r.out, HasSubstr(std::string(kernelName(id))));
 }
 
+TEST_F(CliTest, TuneLaunchRejectsUnknownNamesListingTheValidOnes) {
+  CliResult r = cli({"tune-launch", "--scenes", "poker_cardz"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("unknown scene 'poker_cardz'"));
+  EXPECT_THAT(r.err, HasSubstr("cloth_hanging"));
+  r = cli({"tune-launch", "--scenes", "cloth_hanging", "--kernels", "forward_stepp"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("unknown kernel 'forward_stepp'"));
+  EXPECT_THAT(r.err, HasSubstr("solve_elasticity_tile"));
+  r = cli({"tune-launch", "--scenes", "cloth_hanging", "--block-dims", "48"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("not a power of two"));
+}
+
+TEST_F(CliTest, TuneLaunchWithoutGpuSaysWhy) {
+  if (visibleCudaDevices() > 0) GTEST_SKIP() << "a GPU is visible";
+  const CliResult r = cli({"tune-launch", "--scenes", "cloth_hanging", "--out", path("t.json")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("CUDA GPU"));
+  EXPECT_FALSE(fs::exists(path("t.json")));
+}
+
 TEST_F(CliTest, HelpExitsZero) {
   EXPECT_EQ(cli({"--help"}).code, kExitOk);
   EXPECT_EQ(cli({"run", "--help"}).code, kExitOk);

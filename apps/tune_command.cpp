@@ -1,0 +1,150 @@
+// weft tune-launch: measure a launch table for this GPU (tuning/tuner.h) and write it, with its
+// report. Unknown scene or kernel names are errors that list the valid names; sizes that cannot
+// launch are results, not errors.
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+#include "apps/commands.h"
+#include "apps/common.h"
+#include "apps/progress.h"
+#include "kernels/runtime/errors.h"
+#include "scenes/scene.h"
+#include "tuning/tuner.h"
+#include "tuning/tuning_report.h"
+#include "weft_version.h"
+
+namespace weft {
+namespace {
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+std::vector<std::string> resolveScenes(const std::string& spec) {
+  std::vector<std::string> names;
+  for (const std::string& item : splitList(spec)) {
+    if (item == "all" || item == "cloth" || item == "cable") {
+      for (const Scene& s : allScenes())
+        if (s.benchmark && (item == "all" || (item == "cable") == s.cable)) names.push_back(s.name);
+      continue;
+    }
+    names.push_back(findScene(item).name);  // throws, listing the valid names
+  }
+  if (names.empty())
+    throw Error("no scenes to tune in '" + spec +
+                "' (valid: cloth, cable, all, or names: " + sceneNames() + ")");
+  return names;
+}
+
+std::vector<KernelId> resolveKernels(const std::string& spec) {
+  std::vector<KernelId> ids;
+  for (const std::string& name : splitList(spec)) {
+    const auto id = kernelFromName(name);
+    if (!id) {
+      std::string valid;
+      for (KernelId k : allKernels())
+        valid += (valid.empty() ? "" : ", ") + std::string(kernelName(k));
+      throw Error("unknown kernel '" + name + "' (valid: " + valid + ")");
+    }
+    ids.push_back(*id);
+  }
+  return ids;
+}
+
+std::vector<int> resolveSizes(const std::string& spec) {
+  std::vector<int> sizes;
+  for (const std::string& item : splitList(spec)) {
+    int size = 0;
+    if (std::sscanf(item.c_str(), "%d", &size) != 1 || size < 1 || size > 1024 ||
+        (size & (size - 1)) != 0)
+      throw Error("--block-dims: '" + item + "' is not a power of two from 1 to 1024");
+    sizes.push_back(size);
+  }
+  return sizes;
+}
+
+std::string slug(const std::string& gpuName) {
+  std::string s;
+  for (char c : gpuName)
+    s += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
+  return s;
+}
+
+int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
+  TunerOptions t;
+  t.scenes = resolveScenes(options.scenes);
+  t.kernels = resolveKernels(options.kernels);
+  const std::vector<int> sizes = resolveSizes(options.blockDims);
+  for (int s : sizes) {
+    if (s >= 8) t.blockSizes.push_back(s);
+    if (s >= 8 && s <= 256) t.tileSizes.push_back(s);
+  }
+  if (!sizes.empty() && t.blockSizes.empty())
+    throw Error("--block-dims: no size from 8 to 1024 given");
+  if (!(options.budgetMs > 0.0)) throw Error("--budget-ms must be positive");
+  t.budgetMsPerPoint = options.quick ? std::min(options.budgetMs, 6.0) : options.budgetMs;
+  if (options.quick) {
+    t.replaysPerGraph = 10;
+    t.endToEndFrames = 4;
+  }
+  t.commit = WEFT_GIT_COMMIT;
+
+  if (visibleCudaDevices() == 0)
+    throw Error("tuning measures launch sizes on a CUDA GPU, but " + cudaUnavailableReason());
+  auto device = openDevice("cuda", false);
+  const std::string tablePath =
+      options.out.empty() ? defaultTablesDir() + "/" + slug(device->gpu().identity.name) + ".json"
+                          : options.out;
+
+  std::unique_ptr<ProgressBar> bar;
+  std::string phase;
+  t.progress = [&](const std::string& what, int done, int total) {
+    const std::string scenePhase = what.substr(0, what.find(':'));
+    if (!bar || scenePhase != phase) {
+      if (bar) bar->finish();
+      phase = scenePhase;
+      bar = std::make_unique<ProgressBar>("tune " + phase, total);
+    }
+    bar->update(done, what.substr(what.find(':') + 2));
+  };
+  out << "weft tune-launch on " << device->describe() << ": " << t.scenes.size() << " scenes, "
+      << t.budgetMsPerPoint << " ms per point\n";
+  const TuneResult result = tuneLaunches(*device, t);
+  if (bar) bar->finish();
+
+  result.table.save(tablePath);
+  out << "  table         " << tablePath << "\n";
+  if (!options.report.empty())
+    for (const std::string& f : writeTuningReport(result, options.report, tablePath))
+      out << "  report        " << f << "\n";
+  char line[200];
+  out << "  scene                     default us  tuned us  speed-up  per-scene us\n";
+  for (const SceneTuning& s : result.scenes) {
+    std::snprintf(line, sizeof(line), "  %-24s %11.1f %9.1f %8.2fx %13.1f%s\n", s.scene.c_str(),
+                  s.stepUsDefault, s.stepUsOverall, s.stepUsDefault / s.stepUsOverall,
+                  s.stepUsPerScene, s.keepsSceneEntries ? "  (per-scene entries kept)" : "");
+    out << line;
+  }
+  out << "  took          " << int(result.seconds) << " s\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    return tune(options, out, err);
+  } catch (const Error& e) {
+    err << "weft tune-launch: error: " << e.what() << "\n";
+    return kExitError;
+  }
+}
+
+}  // namespace weft

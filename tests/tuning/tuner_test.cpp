@@ -1,0 +1,147 @@
+// The tuner: its report and table on synthetic results (CPU), and on the GPU that the recorder
+// sees every launch of a step once with the launch sizes in effect, and that a sweep leaves every
+// device buffer bit-identical.
+#include "tuning/tuner.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "kernels/runtime/snapshot.h"
+#include "scenes/scene.h"
+#include "test_support.h"
+#include "tuning/tuning_report.h"
+
+namespace weft {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+TuneResult syntheticResult() {
+  TuneResult r;
+  r.seconds = 12.0;
+  r.table.gpu = {"NVIDIA H100 80GB HBM3", 9, 0, 132};
+  r.table.provenance = {"580", "13.0", "2026-11-21", "abc", {"poker_cards", "cloth_twist"}, "t"};
+  for (const char* name : {"poker_cards", "cloth_twist"}) {
+    SceneTuning s;
+    s.scene = name;
+    s.measurementFrame = 12;
+    s.contactPairs = 3456;
+    KernelTuning& k = s.kernels[KernelId::vertex_triangle_collision_detection];
+    k.costs = {{8, 50.0}, {16, 70.0}, {256, 120.0}};
+    k.optimum = pickSize(k.costs, 16);
+    k.skipped[512] = "kernel x: a block of 512 threads needs 67584 B of shared memory (x:1)";
+    k.resourcesAtDefault = {70, 0, 0, 2112, 1024};
+    s.stepUsDefault = 1000.0;
+    s.stepUsOverall = 800.0;
+    s.stepUsPerScene = 790.0;
+    r.scenes.push_back(s);
+  }
+  r.overall[KernelId::vertex_triangle_collision_detection] =
+      pickOverallSize({{"poker_cards", r.scenes[0].kernels.begin()->second.costs},
+                       {"cloth_twist", r.scenes[1].kernels.begin()->second.costs}},
+                      16, Objective::GeometricMeanSpeedup);
+  r.table.kernels[KernelId::vertex_triangle_collision_detection] = {8, 16, 1.4};
+  return r;
+}
+
+TEST(TuningReport, MarkdownHasPerKernelAndEndToEndTables) {
+  const std::string md = tuningReportMarkdown(syntheticResult(), "tuning/tables/h100.json");
+  EXPECT_THAT(md, HasSubstr("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"));
+  EXPECT_THAT(md, HasSubstr("| vertex_triangle_collision_detection | 16 |"));
+  EXPECT_THAT(md, HasSubstr("8: 50.0 µs (1.40×)"));
+  EXPECT_THAT(md, HasSubstr("**8**"));
+  EXPECT_THAT(md, HasSubstr("70 regs, 2112 B shared/block"));
+  EXPECT_THAT(md, HasSubstr("at 512: kernel x: a block of 512 threads needs 67584 B"));
+  EXPECT_THAT(md, HasSubstr("| poker_cards | 1000.0 | 800.0 (1.25×) | 790.0 (1.27×)"));
+}
+
+TEST(TuningReport, WritesMarkdownPlotsAndAValidTable) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("weft_report_" + std::to_string(std::random_device{}()));
+  const TuneResult r = syntheticResult();
+  const auto files = writeTuningReport(r, dir.string(), (dir / "t.json").string());
+  ASSERT_EQ(files.size(), 3u);
+  for (const auto& f : files) EXPECT_TRUE(fs::exists(f)) << f;
+  std::ifstream svg(dir / "tuning_per_kernel.svg");
+  std::stringstream text;
+  text << svg.rdbuf();
+  EXPECT_EQ(text.str().rfind("<svg", 0), 0u);
+  EXPECT_THAT(text.str(), HasSubstr("vertex_triangle_collision_detection"));
+  EXPECT_THAT(text.str(), HasSubstr("</svg>"));
+  r.table.save((dir / "t.json").string());
+  const LaunchTable back = LaunchTable::load((dir / "t.json").string());
+  EXPECT_EQ(back.kernels.at(KernelId::vertex_triangle_collision_detection).size, 8);
+  fs::remove_all(dir);
+}
+
+TEST(Tuner, RecorderSeesEveryLaunchOfAStepOnceWithTheSizesInEffect) {
+  WEFT_REQUIRE_CUDA(gpu);
+  const Scene& scene = findScene("cloth_hanging");
+  LaunchPolicy policy;
+  policy.setOverride(KernelId::forward_step, 64);
+  policy.setOverride(KernelId::solve_elasticity_tile, 32);
+  gpu->setLaunchPolicy(policy);
+  const ModelDesc desc = scene.build({});
+  Simulation sim(*gpu, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  const std::vector<RecordedLaunch> launches = recordStep(*gpu, sim);
+  std::map<KernelId, int> perStep;
+  int total = 0;
+  for (const RecordedLaunch& l : launches) {
+    perStep[l.record.id] += l.timesPerStep;
+    total += l.timesPerStep;
+    EXPECT_EQ(l.record.size, policy.size(l.record.id)) << kernelName(l.record.id);
+  }
+  const int colors = int(desc.coloring.colorOffsets.size()) - 1;
+  const int iterations = scene.solver.iterations;
+  EXPECT_EQ(perStep[KernelId::update_kinematics], 1);
+  EXPECT_EQ(perStep[KernelId::generate_particle_shape_contacts], 1);
+  EXPECT_EQ(perStep[KernelId::forward_step], 1);
+  EXPECT_EQ(perStep[KernelId::solve_elasticity_tile], iterations * colors);
+  EXPECT_EQ(perStep[KernelId::apply_truncation_ts], 1 + iterations * colors);
+  EXPECT_EQ(perStep[KernelId::update_velocity], 1);
+  EXPECT_EQ(total, 4 + 2 * iterations * colors + 1);
+  // Tile launches with the same item count (colors of equal size) are one group.
+  for (const RecordedLaunch& l : launches)
+    if (l.record.id == KernelId::solve_elasticity_tile) EXPECT_GT(l.record.count, 0);
+  gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
+TEST(Tuner, SweepLeavesEveryDeviceBufferBitIdentical) {
+  WEFT_REQUIRE_CUDA(gpu);
+  gpu->setLaunchPolicy(LaunchPolicy{});
+  const Scene& scene = findScene("cloth_fold");
+  const ModelDesc desc = scene.build({});
+  Simulation sim(*gpu, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  for (int f = 0; f < 15; ++f) sim.advanceFrame();
+  const std::vector<RecordedLaunch> launches = recordStep(*gpu, sim);
+  auto contents = [&] {
+    std::map<void*, std::vector<unsigned char>> bytes;
+    for (const auto& [ptr, n] : gpu->allocations()) {
+      std::vector<unsigned char> host(n);
+      detail::downloadBytes(*gpu, host.data(), ptr, n);
+      bytes[ptr] = std::move(host);
+    }
+    return bytes;
+  };
+  const auto before = contents();
+  TunerOptions options;
+  options.budgetMsPerPoint = 0.5;
+  options.blockSizes = {32, 1024};
+  options.tileSizes = {8, 256};
+  const std::vector<LaunchTiming> timings = sweepLaunches(*gpu, launches, options);
+  EXPECT_EQ(timings.size(), launches.size());
+  for (const LaunchTiming& t : timings)
+    for (const SizeTiming& s : t.sizes) EXPECT_TRUE(s.skipped || s.microsecondsPerLaunch > 0.0);
+  const auto after = contents();
+  ASSERT_EQ(before.size(), after.size());
+  for (const auto& [ptr, bytes] : before) EXPECT_EQ(bytes, after.at(ptr)) << "buffer " << ptr;
+}
+
+}  // namespace
+}  // namespace weft

@@ -1,0 +1,278 @@
+#include "tuning/tuner.h"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <memory>
+
+#include "kernels/runtime/errors.h"
+#include "kernels/runtime/graph.h"
+#include "kernels/runtime/snapshot.h"
+#include "kernels/runtime/timer.h"
+#include "scenes/scene.h"
+#include "solver/simulation.h"
+
+namespace weft {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  char buffer[16];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%d", std::gmtime(&now));
+  return buffer;
+}
+
+/// Times one recorded launch at one size: median µs per launch over graph replays.
+SizeTiming timeLaunch(const Device& device, const LaunchRecord& record, int size,
+                      const TunerOptions& options) {
+  SizeTiming timing;
+  timing.size = size;
+  FrameGraph graph(device);
+  try {
+    graph.capture([&] {
+      for (int r = 0; r < options.replaysPerGraph; ++r) {
+        record.replay(device.stream(), size);
+        device.checkLaunch(record.id, record.count, 0, size, std::source_location::current());
+      }
+    });
+    graph.replay();  // warm-up (and the first error, if the launch fails at run time)
+    device.synchronize();
+  } catch (const CudaError& e) {
+    timing.skipped = true;
+    timing.reason = e.what();
+    device.synchronize();
+    return timing;
+  }
+  DeviceTimer timer(device);
+  std::vector<double> perLaunchUs;
+  double spentMs = 0.0;
+  while (spentMs < options.budgetMsPerPoint || perLaunchUs.size() < 5) {
+    timer.start();
+    graph.replay();
+    timer.stop();
+    const double ms = timer.elapsedMs();
+    spentMs += ms;
+    perLaunchUs.push_back(1000.0 * ms / options.replaysPerGraph);
+    if (perLaunchUs.size() >= 2000) break;
+  }
+  timing.microsecondsPerLaunch = median(perLaunchUs);
+  return timing;
+}
+
+/// Median µs per substep of whole frames (graph replays) under `policy`, from the snapshot.
+double timeEndToEnd(Device& device, Simulation& sim, const DeviceSnapshot& start,
+                    const LaunchPolicy& policy, int frames) {
+  start.restore();
+  device.setLaunchPolicy(policy);
+  sim.resetGraphs();
+  std::vector<double> ms;
+  for (int f = 0; f < frames; ++f) {
+    sim.advanceFrame();
+    ms.push_back(sim.lastFrameMs());
+  }
+  start.restore();
+  return 1000.0 * median(ms) / sim.substepsPerFrame();
+}
+
+std::vector<int> candidatesFor(KernelId id, const TunerOptions& options) {
+  if (launchKind(id) == LaunchKind::Tile)
+    return options.tileSizes.empty() ? std::vector<int>(kTileSizes.begin(), kTileSizes.end())
+                                     : options.tileSizes;
+  return options.blockSizes.empty() ? std::vector<int>(kBlockSizes.begin(), kBlockSizes.end())
+                                    : options.blockSizes;
+}
+
+SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& options) {
+  SceneTuning result;
+  result.scene = scene.name;
+  auto report = [&](const std::string& what, int done, int total) {
+    if (options.progress) options.progress(scene.name + ": " + what, done, total);
+  };
+  const LaunchPolicy defaults = LaunchPolicy::resolve(nullptr, "", device.gpu().identity.ccMajor,
+                                                      device.gpu().identity.ccMinor);
+  device.setLaunchPolicy(defaults);
+  const ModelDesc desc = scene.build(SceneOptions{});
+  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+
+  // 1. Warm up over the tuning window; keep the densest self-contact frame's state.
+  const bool selfContact = scene.solver.selfContact.enabled;
+  std::unique_ptr<DeviceSnapshot> measurement;
+  int densest = -1;
+  for (int frame = 1; frame <= scene.tuneWindowFrames; ++frame) {
+    report("warming up", frame, scene.tuneWindowFrames);
+    sim.advanceFrame();
+    const int pairs = selfContact ? sim.contactReport().lastFrame.totalPairs : 0;
+    if (!selfContact || pairs > densest) {
+      densest = pairs;
+      result.measurementFrame = frame;
+      result.contactPairs = selfContact ? pairs : -1;
+      measurement.reset();  // free the old copy first
+      measurement = std::make_unique<DeviceSnapshot>(device);
+    }
+  }
+  if (!measurement) measurement = std::make_unique<DeviceSnapshot>(device);
+  measurement->restore();
+
+  // 2. Record one step.
+  std::vector<RecordedLaunch> recorded = recordStep(device, sim);
+  measurement->restore();
+  recorded.erase(std::remove_if(recorded.begin(), recorded.end(),
+                                [&](const RecordedLaunch& g) {
+                                  return !options.kernels.empty() &&
+                                         std::find(options.kernels.begin(), options.kernels.end(),
+                                                   g.record.id) == options.kernels.end();
+                                }),
+                 recorded.end());
+
+  // 3. Sweep every recorded launch over the candidate sizes (restoring the scene after each).
+  result.timings.scene = scene.name;
+  result.timings.launches = sweepLaunches(device, recorded, options, report);
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    const LaunchRecord& record = recorded[i].record;
+    KernelTuning& k = result.kernels[record.id];
+    k.launchesPerStep += recorded[i].timesPerStep;
+    k.resourcesAtDefault = record.resources(defaults.size(record.id));
+    for (const SizeTiming& t : result.timings.launches[i].sizes)
+      if (t.skipped) k.skipped[t.size] = t.reason;
+  }
+  const int points = int(recorded.size());
+
+  // 4. Per-scene optima.
+  for (const auto& [id, costs] : perStepCost(result.timings)) {
+    KernelTuning& k = result.kernels[id];
+    k.costs = costs;
+    k.optimum = pickSize(costs, defaults.size(id), options.noiseBand);
+  }
+  report("done sweeping", points, points);
+  return result;
+}
+
+}  // namespace
+
+std::vector<RecordedLaunch> recordStep(Device& device, Simulation& sim) {
+  class Recorder final : public LaunchObserver {
+   public:
+    void onLaunch(const LaunchRecord& record) override {
+      for (RecordedLaunch& g : groups)
+        if (g.record.id == record.id && g.record.count == record.count) {
+          ++g.timesPerStep;
+          return;
+        }
+      groups.push_back({record, 1});
+    }
+    std::vector<RecordedLaunch> groups;
+  } recorder;
+  device.setObserver(&recorder);
+  try {
+    sim.solver().step(sim.state(), sim.scratch());
+    device.synchronize();
+  } catch (...) {
+    device.setObserver(nullptr);
+    throw;
+  }
+  device.setObserver(nullptr);
+  return recorder.groups;
+}
+
+std::vector<LaunchTiming> sweepLaunches(
+    Device& device, const std::vector<RecordedLaunch>& launches, const TunerOptions& options,
+    const std::function<void(const std::string&, int, int)>& progress) {
+  const DeviceSnapshot untouched(device);
+  int points = 0, done = 0;
+  for (const RecordedLaunch& g : launches)
+    points += int(candidatesFor(g.record.id, options).size());
+  std::vector<LaunchTiming> timings;
+  for (const RecordedLaunch& g : launches) {
+    LaunchTiming launch;
+    launch.id = g.record.id;
+    launch.count = g.record.count;
+    launch.timesPerStep = g.timesPerStep;
+    for (int size : candidatesFor(g.record.id, options)) {
+      if (progress)
+        progress(std::string(kernelName(g.record.id)) + " n=" + std::to_string(g.record.count) +
+                     " size " + std::to_string(size),
+                 done++, points);
+      launch.sizes.push_back(timeLaunch(device, g.record, size, options));
+    }
+    untouched.restore();  // replays write into the scene's buffers: put them back
+    timings.push_back(launch);
+  }
+  return timings;
+}
+
+TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
+  if (!device.isCuda()) throw Error("weft tune-launch needs a CUDA GPU (--device cuda)");
+  const auto start = std::chrono::steady_clock::now();
+  TuneResult result;
+  const GpuIdentity& gpu = device.gpu().identity;
+
+  for (const std::string& name : options.scenes)
+    result.scenes.push_back(tuneScene(device, findScene(name), options));
+
+  // Overall picks: one size per kernel across the scenes that launch it.
+  std::map<KernelId, std::map<std::string, std::map<int, double>>> byKernel;
+  for (const SceneTuning& s : result.scenes)
+    for (const auto& [id, k] : s.kernels)
+      if (!k.costs.empty()) byKernel[id][s.scene] = k.costs;
+  for (const auto& [id, perScene] : byKernel)
+    result.overall[id] = pickOverallSize(perScene, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                                         options.objective, options.noiseBand);
+
+  // The table: overall picks; provenance.
+  LaunchTable& table = result.table;
+  table.gpu = gpu;
+  table.provenance.driver = device.gpu().driverVersion;
+  table.provenance.cudaRuntime = device.gpu().runtimeVersion;
+  table.provenance.date = today();
+  table.provenance.commit = options.commit;
+  table.provenance.scenes = options.scenes;
+  table.provenance.generator = "weft tune-launch";
+  for (const auto& [id, choice] : result.overall)
+    table.kernels[id] = {choice.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                         choice.speedup > 0.0 ? choice.speedup : 0.0};
+
+  // 5. End-to-end verification per scene: defaults, overall table, per-scene optima.
+  for (SceneTuning& s : result.scenes) {
+    const Scene& scene = findScene(s.scene);
+    if (options.progress) options.progress(s.scene + ": end-to-end verification", 0, 3);
+    device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
+    const ModelDesc desc = scene.build(SceneOptions{});
+    Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+    for (int f = 0; f < s.measurementFrame; ++f) sim.advanceFrame();
+    const DeviceSnapshot measurement(device);
+
+    LaunchTable sceneOnly = table;
+    sceneOnly.kernels.clear();
+    for (const auto& [id, k] : s.kernels)
+      if (!k.costs.empty())
+        sceneOnly.kernels[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                                 k.optimum.speedup};
+    const int frames = options.endToEndFrames;
+    s.stepUsDefault =
+        timeEndToEnd(device, sim, measurement,
+                     LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor), frames);
+    if (options.progress) options.progress(s.scene + ": end-to-end verification", 1, 3);
+    s.stepUsOverall =
+        timeEndToEnd(device, sim, measurement,
+                     LaunchPolicy::resolve(&table, "", gpu.ccMajor, gpu.ccMinor), frames);
+    if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
+    s.stepUsPerScene =
+        timeEndToEnd(device, sim, measurement,
+                     LaunchPolicy::resolve(&sceneOnly, "", gpu.ccMajor, gpu.ccMinor), frames);
+    // The overall table must not make a scene slower; where it does, keep the scene's optima.
+    if (s.stepUsOverall > s.stepUsDefault * (1.0 + options.noiseBand)) {
+      s.keepsSceneEntries = true;
+      table.scenes[s.scene] = sceneOnly.kernels;
+    }
+  }
+  device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace weft

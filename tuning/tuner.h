@@ -1,0 +1,97 @@
+// The launch tuner behind `weft tune-launch`: seed 000's block-size study, automated.
+//
+// For each scene, on the CUDA backend with the built-in launch sizes:
+//   1. warm up: run the scene's tuning window (Scene::tuneWindowFrames) and keep the state of its
+//      densest self-contact frame (or the window's last frame for scenes without self-contact);
+//   2. record: run one solver step from that state with a LaunchRecorder attached, which groups
+//      the step's launches by (kernel, item count) with how many times each occurs;
+//   3. sweep: snapshot every device buffer (DeviceSnapshot); for each recorded launch and each
+//      candidate size, capture `replaysPerGraph` replays of it into a CUDA graph, warm up, then
+//      time graph replays with CUDA events until the time budget is spent and take the median per
+//      launch; a size that cannot launch is recorded as skipped with the reason; restore the
+//      snapshot after each launch's sweep, so the scene is left exactly as it was;
+//   4. pick: per-scene optima and one overall size per kernel (tuning/selection.h);
+//   5. verify end to end: from the measurement state, time whole frames (graph replays) with the
+//      built-in defaults, the overall picks and the per-scene optima; a scene on which the overall
+//      table is slower than the defaults beyond the noise band keeps its per-scene optima as
+//      per-scene entries of the table.
+// The result is a LaunchTable with provenance and the data for the report (tuning_report.h).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernels/runtime/device.h"
+#include "solver/simulation.h"
+#include "tuning/launch_table.h"
+#include "tuning/selection.h"
+
+namespace weft {
+
+struct TunerOptions {
+  std::vector<std::string> scenes;  // scene names (already resolved)
+  std::vector<KernelId> kernels;    // kernels to tune (empty: every kernel a step launches)
+  std::vector<int> blockSizes;      // elementwise candidates (empty: 8..1024)
+  std::vector<int> tileSizes;       // tile candidates (empty: 8..256)
+  double budgetMsPerPoint = 40.0;   // timing budget per (launch, size) [ms]
+  int replaysPerGraph = 20;         // launches captured per timing graph
+  int endToEndFrames = 10;          // frames timed per configuration in the verification
+  double noiseBand = 0.02;
+  Objective objective = Objective::GeometricMeanSpeedup;
+  std::string commit;  // provenance
+  /// Progress: what is being measured, and how far (done of total steps of the current scene).
+  std::function<void(const std::string& what, int done, int total)> progress;
+};
+
+/// One kernel's result in one scene.
+struct KernelTuning {
+  SizeChoice optimum;                  // per-step cost at the scene's best size
+  std::map<int, double> costs;         // size → per-step cost [µs]
+  std::map<int, std::string> skipped;  // size → why it could not launch
+  int launchesPerStep = 0;
+  KernelResources resourcesAtDefault;  // registers, local and shared memory (cudaFuncGetAttributes)
+};
+
+struct SceneTuning {
+  std::string scene;
+  int measurementFrame = 0;  // the frame whose state was measured
+  int contactPairs = -1;     // candidate pairs at that frame (-1: no self-contact)
+  SceneTimings timings;
+  std::map<KernelId, KernelTuning> kernels;
+  double stepUsDefault = 0.0;      // end to end [µs per substep], built-in defaults
+  double stepUsOverall = 0.0;      //   with the overall table
+  double stepUsPerScene = 0.0;     //   with this scene's optima
+  bool keepsSceneEntries = false;  // the overall table was slower here: per-scene entries kept
+};
+
+struct TuneResult {
+  std::vector<SceneTuning> scenes;
+  std::map<KernelId, SizeChoice> overall;
+  LaunchTable table;
+  double seconds = 0.0;  // wall time of the whole run
+};
+
+/// One distinct launch of a recorded step and how many times the step makes it.
+struct RecordedLaunch {
+  LaunchRecord record;
+  int timesPerStep = 0;
+};
+
+/// Runs one solver step of `sim` (without a graph) and returns its launches grouped by
+/// (kernel, item count), in first-launch order.
+std::vector<RecordedLaunch> recordStep(Device& device, Simulation& sim);
+
+/// Times every launch at every candidate size (graph replays, median per launch). Every device
+/// buffer is snapshotted first and restored after each launch's sweep, so the device's memory is
+/// left bit-for-bit as it was.
+std::vector<LaunchTiming> sweepLaunches(
+    Device& device, const std::vector<RecordedLaunch>& launches, const TunerOptions& options,
+    const std::function<void(const std::string&, int, int)>& progress = {});
+
+/// Runs the tuner on `device` (which must be CUDA). Throws weft::Error on real errors (no GPU,
+/// unknown scene); sizes that cannot launch are results, not errors.
+TuneResult tuneLaunches(Device& device, const TunerOptions& options);
+
+}  // namespace weft
