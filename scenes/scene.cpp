@@ -9,6 +9,10 @@ const std::vector<Scene>& allScenes() {
     std::vector<Scene> list;
     list.push_back(makeClothHangingScene());
     list.push_back(makeClothFoldScene());
+    list.push_back(makePokerCardsScene());
+    list.push_back(makeClothTwistScene());
+    list.push_back(makeClothFrankaScene());
+    list.push_back(makeClothRollersScene());
     return list;
   }();
   return scenes;

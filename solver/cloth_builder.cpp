@@ -309,8 +309,20 @@ void ClothBuilder::validateShapes(const ModelDesc& model) const {
                   ", mu = " + str(m.mu) + "; all must be finite and >= 0.");
     const ShapeMotion& motion = shape.motion;
     const int motionType = int(motion.type);
-    if (motionType < int(MotionType::Static) || motionType > int(MotionType::Linear))
+    if (motionType < int(MotionType::Static) || motionType > int(MotionType::Sampled))
       throw Error(name + " has the unknown motion type " + std::to_string(motionType) + ".");
+    if (motion.type == MotionType::Sampled) {
+      if (shape.motionSamples.empty() || !std::isfinite(motion.sampleInterval) ||
+          !(motion.sampleInterval > 0.0f))
+        throw Error(name + " has sampled motion with " +
+                    std::to_string(shape.motionSamples.size()) + " samples every " +
+                    str(motion.sampleInterval) +
+                    " s; it needs at least one sample and a positive interval.");
+      for (size_t k = 0; k < shape.motionSamples.size(); ++k)
+        if (!finite(shape.motionSamples[k].p) || !isUnit(shape.motionSamples[k].q))
+          throw Error(name + ": motion sample " + std::to_string(k) +
+                      " is not a finite position with a unit quaternion.");
+    }
     if (!finite(motion.pose0.p) || !isUnit(motion.pose0.q))
       throw Error(name + " has the pose p = " + str(motion.pose0.p) + ", q = " +
                   str(motion.pose0.q) + "; the position must be finite and q a unit quaternion.");

@@ -287,6 +287,7 @@ Coloring colorParticles(int numParticles, std::span<const Int3> triangles,
   std::vector<int> cursor(coloring.colorOffsets.begin(), coloring.colorOffsets.end() - 1);
   for (int v = 0; v < numParticles; ++v)
     coloring.particlesByColor[size_t(cursor[size_t(coloring.colorOfParticle[size_t(v)])]++)] = v;
+  coloring.includesBending = options.includeBending;
   return coloring;
 }
 

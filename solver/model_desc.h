@@ -33,6 +33,7 @@ struct Coloring {
   std::vector<int> colorOfParticle;   // (numParticles) int
   std::vector<int> colorOffsets;      // (numColors + 1) int, into particlesByColor
   std::vector<int> particlesByColor;  // (numParticles) int, particle ids grouped by color
+  bool includesBending = false;       // hinge stencils were in the graph (ColoringOptions)
   int numColors() const { return colorOffsets.empty() ? 0 : int(colorOffsets.size()) - 1; }
 };
 
@@ -48,7 +49,10 @@ struct ShapeDesc {
 
 /// The pose of `shape` at time t [s] (host side; the device evaluates the same function).
 inline Transform shapePoseAt(const ShapeDesc& shape, float t) {
-  return poseAt(shape.motion, t, shape.motionSamples.data());
+  ShapeMotion motion = shape.motion;  // the samples are the desc's own, from index 0
+  motion.sampleOffset = 0;
+  motion.sampleCount = int(shape.motionSamples.size());
+  return poseAt(motion, t, shape.motionSamples.data());
 }
 
 /// Particles moved rigidly by a driver instead of the solver (they must have mass 0).

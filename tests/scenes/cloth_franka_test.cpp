@@ -1,0 +1,416 @@
+// cloth_franka (scenes_spec §3): the tube garment has the spec's counts, mass and placement; the
+// settings are the reference's; the gripper starts at the reference's FK pose and follows the
+// 33-row key-pose schedule (checked against an independent closed-form solution in double
+// precision, through the sampled shape trajectories the solver reads); `--mesh` with the
+// reference's own shirt reproduces its counts and placement; two frames on the CPU, and the full
+// default run on CUDA, pass the scene's checks with zero self-intersections.
+#include <gtest/gtest.h>
+
+#include <Eigen/Geometry>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numbers>
+
+#include "collision/intersection_check.h"
+#include "scenes/scene.h"
+#include "solver/coloring.h"
+#include "solver/simulation.h"
+#include "test_support.h"
+
+namespace weft {
+namespace {
+
+using Vec3d = Eigen::Vector3d;
+using Quatd = Eigen::Quaterniond;
+
+constexpr double kPi = std::numbers::pi;
+
+const Scene& franka() {
+  return findScene("cloth_franka");
+}
+
+const ModelDesc& tubeDesc() {
+  static const ModelDesc desc = franka().build({});
+  return desc;
+}
+
+Vec3d toEigen(const Vec3& v) {
+  return {v.x, v.y, v.z};
+}
+
+/// Pose of shape s at time t, read from its samples as the solver does (kernels/kinematics.h).
+Transform shapePose(const ModelDesc& desc, int s, double t) {
+  return shapePoseAt(desc.shapes[size_t(s)], float(t));
+}
+
+int shapeIndex(const ModelDesc& desc, const std::string& name) {
+  for (size_t s = 0; s < desc.shapes.size(); ++s)
+    if (desc.shapes[s].name == name) return int(s);
+  ADD_FAILURE() << "no shape named " << name;
+  return 0;
+}
+
+/// What the gripper's shapes say about it at time t: the EE point (the palm is centred at hand
+/// (0, −0.2, 2.0) and the EE lies 11.3 cm along the tool axis from the hand origin), link7's
+/// tool axis, the hand's y axis and the finger opening q (pad centres are 2q + 1.516 apart).
+struct Gripper {
+  Vec3d ee, toolAxis, handY;
+  double opening;
+};
+Gripper gripperAt(const ModelDesc& desc, double t) {
+  const Transform palm = shapePose(desc, shapeIndex(desc, "palm"), t);
+  const Transform left = shapePose(desc, shapeIndex(desc, "left pad"), t);
+  const Transform right = shapePose(desc, shapeIndex(desc, "right pad"), t);
+  Gripper g;
+  g.ee = toEigen(transformPoint(palm, {0.0f, 0.2f, 9.3f}));
+  g.toolAxis = toEigen(rotate(palm.q, {0.0f, 0.0f, 1.0f}));
+  g.handY = toEigen(rotate(palm.q, {0.0f, 1.0f, 0.0f}));
+  g.opening = 0.5 * ((toEigen(left.p) - toEigen(right.p)).norm() - 1.516);
+  return g;
+}
+
+// ---- Independent schedule: scenes_spec §3's key-pose table, solved in closed form -----------
+
+struct Key {
+  double duration;
+  Vec3d position;
+  bool tilted;
+  double activation;
+};
+const std::array<Key, 33> kKeys{{
+    {4, {31, -60, 40}, true, 0.8},     {2, {31, -60, 20}, true, 0.8},
+    {2, {31, -60, 20}, true, 0.1},     {2, {26, -60, 26}, true, 0.1},
+    {2, {12, -60, 31}, true, 0.1},     {3, {-6, -60, 31}, true, 0.1},
+    {1, {-6, -60, 31}, true, 0.8},     {2, {15, -33, 31}, true, 0.8},
+    {3, {15, -33, 21}, true, 0.8},     {3, {15, -33, 21}, true, 0.1},
+    {2, {15, -33, 28}, true, 0.1},     {3, {-2, -33, 28}, true, 0.1},
+    {1, {-2, -33, 28}, true, 0.8},     {2, {-28, -60, 28}, false, 0.8},
+    {2, {-28, -60, 20}, false, 0.8},   {2, {-28, -60, 20}, false, 0.1},
+    {2, {-18, -60, 31}, false, 0.1},   {3, {5, -60, 31}, false, 0.1},
+    {1, {5, -60, 31}, false, 0.8},     {3, {-18, -30, 20.5}, false, 0.8},
+    {3, {-18, -30, 20.5}, false, 0.1}, {2, {-3, -30, 31}, false, 0.1},
+    {3, {-3, -30, 31}, false, 0.1},    {2, {-3, -30, 31}, false, 0.8},
+    {2, {0, -20, 30}, false, 0.8},     {2, {0, -20, 19.5}, false, 0.8},
+    {2, {0, -20, 19.5}, false, 0.1},   {2, {0, -20, 35}, false, 0.1},
+    {1, {0, -30, 35}, false, 0.1},     {1.5, {0, -30, 35}, false, 0.1},
+    {1.5, {0, -40, 35}, false, 0.1},   {1.5, {0, -40, 35}, false, 0.8},
+    {2, {-28, -60, 28}, false, 0.8},
+}};
+// Quaternions (x, y, z, w) of the table; Eigen's constructor takes (w, x, y, z).
+const Quatd kA(-0.1464, 0.8536, -0.3536, 0.3536);
+const Quatd kB(0.0, 0.9239, -0.3827, 0.0);
+
+struct Expected {
+  double time;
+  Vec3d ee;
+  Quatd orientation;
+  double opening;
+};
+
+/// The gripper at the end of every row: with the reference's one-frame offset, row i is in force
+/// for t in [cum(i−1), cum(i)), and the motion stops at 70.5 − 1/60 s. Each row is a constant
+/// target, so p, q and the opening decay exactly (rates 1, 0.5 and 1 per second).
+std::vector<Expected> expectedSchedule() {
+  Vec3d p(19.7719, -50.0, 66.1308);
+  const Vec3d tool = Vec3d(0.803856, 0.0, -0.594824).normalized();
+  const Vec3d n = (Vec3d::UnitZ() + tool).normalized();  // half-turn about the bisector
+  Quatd q(0.0, n.x(), n.y(), n.z());
+  double opening = 0.0, t = 0.0;
+  std::vector<Expected> out;
+  for (const Key& key : kKeys) {
+    const double end = std::min(t + key.duration, 70.5 - 1.0 / 60.0);
+    const double dt = end - t;
+    p = key.position + (p - key.position) * std::exp(-dt);
+    q = q.slerp(1.0 - std::exp(-0.5 * dt), (key.tilted ? kA : kB).normalized());
+    opening = 4.0 * key.activation + (opening - 4.0 * key.activation) * std::exp(-dt);
+    t = end;
+    out.push_back({t, p, q, opening});
+  }
+  return out;
+}
+
+// ---- Model ---------------------------------------------------------------------------------
+
+TEST(ClothFranka, TubeGarmentHasTheSpecCounts) {
+  const ModelDesc& desc = tubeDesc();
+  EXPECT_EQ(desc.numParticles(), 6400);
+  EXPECT_EQ(desc.numTriangles(), 12600);
+  EXPECT_EQ(desc.numEdges(), 19000);
+  EXPECT_EQ(findColoringConflict(desc.coloring, desc.triangles, desc.edges, false), "");
+  std::printf("cloth_franka: %d colors (coloring without bending)\n", desc.coloring.numColors());
+  EXPECT_GE(desc.coloring.numColors(), 3);
+  EXPECT_LE(desc.coloring.numColors(), 10);
+}
+
+TEST(ClothFranka, TubeGarmentHasTheSpecShapeAndMass) {
+  const ModelDesc& desc = tubeDesc();
+  Vec3 lower{1e30f, 1e30f, 1e30f}, upper{-1e30f, -1e30f, -1e30f};
+  for (const Vec3& x : desc.positions) {
+    lower = cwiseMin(lower, x);
+    upper = cwiseMax(upper, x);
+  }
+  EXPECT_NEAR(lower.x, -26.0f, 1e-3f);
+  EXPECT_NEAR(upper.x, 26.0f, 0.1f);
+  EXPECT_NEAR(lower.y, -82.6f, 1e-3f);
+  EXPECT_NEAR(upper.y, -18.0f, 1e-3f);
+  EXPECT_NEAR(lower.z, 11.6f, 1e-3f);  // the back wall, inside the table (top at 20)
+  EXPECT_NEAR(upper.z, 35.6f, 1e-3f);
+
+  // Every quad is a planar rectangle: area = polygon perimeter × length; mass = 0.02 × area.
+  double perimeter = 0.0;
+  for (int k = 0; k < 100; ++k) {
+    const double a = 2 * kPi * k / 100, b = 2 * kPi * (k + 1) / 100;
+    perimeter += std::hypot(26 * (std::cos(b) - std::cos(a)), 12 * (std::sin(b) - std::sin(a)));
+  }
+  const double area = perimeter * 64.6;
+  double restArea = 0.0, mass = 0.0;
+  for (float a : desc.triangleRestAreas) restArea += a;
+  for (float m : desc.masses) {
+    EXPECT_GT(m, 0.0f);  // nothing is fixed
+    mass += m;
+  }
+  EXPECT_NEAR(restArea, area, 1e-4 * area);
+  EXPECT_NEAR(mass, 0.02 * area, 1e-4 * 0.02 * area);
+  EXPECT_NEAR(area, 7970.0, 30.0);  // the spec's "about 7900 cm²"
+
+  for (float angle : desc.edgeRestAngles) ASSERT_EQ(angle, 0.0f);  // zeroed, as the reference
+  for (float r : desc.radii) ASSERT_EQ(r, 0.8f);
+  for (const TriangleMaterial& m : desc.triangleMaterials) {
+    ASSERT_EQ(m.ke, 1.0e4f);
+    ASSERT_EQ(m.ka, 1.0e4f);
+    ASSERT_EQ(m.kd, 1.5e-2f);
+  }
+  for (const EdgeMaterial& m : desc.edgeMaterials) {
+    ASSERT_EQ(m.ke, 5.0f);
+    ASSERT_EQ(m.kd, 0.5f);
+  }
+
+  // About 40% of the tube starts inside the table (32% of the reference's shirt).
+  int inside = 0;
+  for (const Vec3& x : desc.positions) inside += x.z < 20.0f;
+  EXPECT_NEAR(inside / 6400.0, 0.40, 0.03);
+}
+
+TEST(ClothFranka, EnvironmentAndSettingsAreTheReferences) {
+  const Scene& scene = franka();
+  EXPECT_EQ(scene.units, "cm, g, s");
+  EXPECT_EQ(scene.fps, 60.0);
+  EXPECT_EQ(scene.substeps, 10);
+  EXPECT_EQ(scene.defaultFrames, 50);
+  EXPECT_TRUE(scene.checksSelfIntersections);
+  const SolverOptions& o = scene.solver;
+  EXPECT_EQ(o.iterations, 5);
+  EXPECT_EQ(o.gravity.z, -981.0f);
+  EXPECT_EQ(o.particleContact.ke, 1.0e4f);
+  EXPECT_EQ(o.particleContact.kd, 10.0f);
+  EXPECT_EQ(o.particleContact.mu, 0.25f);
+  EXPECT_EQ(o.shapeContactMargin, 0.8f);
+  EXPECT_TRUE(o.selfContact.enabled);
+  EXPECT_EQ(o.selfContact.radius, 0.2f);
+  EXPECT_EQ(o.selfContact.margin, 0.2f);
+  EXPECT_EQ(o.selfContact.detectionInterval, -1);
+  EXPECT_EQ(o.selfContact.topologicalFilter, 1);
+  EXPECT_EQ(o.selfContact.restExclusion, 0.5f);
+  EXPECT_EQ(o.selfContact.bvhRebuildInterval, 1);
+  EXPECT_EQ(o.selfContact.vertexTriangleCapacity, 16);
+  EXPECT_EQ(o.selfContact.edgeEdgeCapacity, 20);
+  EXPECT_EQ(o.selfContact.triangleVertexCapacity, 16);
+
+  const ModelDesc& desc = tubeDesc();
+  ASSERT_EQ(desc.shapes.size(), 11u);  // table, ground, palm, 4 boxes per finger
+  for (const ShapeDesc& s : desc.shapes) {
+    EXPECT_EQ(s.material.ke, 5.0e4f) << s.name;
+    EXPECT_EQ(s.material.kd, 50.0f) << s.name;
+    EXPECT_EQ(s.material.mu, 1.5f) << s.name;
+  }
+  const ShapeDesc& table = desc.shapes[size_t(shapeIndex(desc, "table"))];
+  EXPECT_EQ(table.geometry.type, ShapeType::Box);
+  EXPECT_EQ(table.motion.type, MotionType::Static);
+  EXPECT_EQ(table.motion.pose0.p, (Vec3{0.0f, -50.0f, 10.0f}));
+  EXPECT_EQ(table.geometry.halfExtents, (Vec3{40.0f, 40.0f, 10.0f}));
+  EXPECT_EQ(desc.shapes[size_t(shapeIndex(desc, "ground"))].geometry.type, ShapeType::Plane);
+  const ShapeDesc& pad = desc.shapes[size_t(shapeIndex(desc, "left pad"))];
+  EXPECT_EQ(pad.motion.type, MotionType::Sampled);
+  EXPECT_NEAR(pad.geometry.halfExtents.x, 0.875f, 1e-6f);  // 1.75 × 1.52 × 1.85 cm
+  EXPECT_NEAR(pad.geometry.halfExtents.y, 0.76f, 1e-6f);
+  EXPECT_NEAR(pad.geometry.halfExtents.z, 0.925f, 1e-6f);
+  const ShapeDesc& palm = desc.shapes[size_t(shapeIndex(desc, "palm"))];
+  EXPECT_NEAR(palm.geometry.halfExtents.x, 3.2f, 1e-6f);  // 6.4 × 20.4 × 9.2 cm
+  EXPECT_NEAR(palm.geometry.halfExtents.y, 10.2f, 1e-6f);
+  EXPECT_NEAR(palm.geometry.halfExtents.z, 4.6f, 1e-6f);
+}
+
+// ---- Gripper ---------------------------------------------------------------------------------
+
+TEST(ClothFranka, GripperStartsAtTheReferenceEndEffectorPose) {
+  const ModelDesc& desc = tubeDesc();
+  const Gripper g = gripperAt(desc, 0.0);
+  EXPECT_NEAR((g.ee - Vec3d(19.77, -50.0, 66.13)).norm(), 0.0, 0.01);
+  EXPECT_NEAR((g.toolAxis - Vec3d(0.804, 0.0, -0.595)).norm(), 0.0, 1e-3);
+  EXPECT_NEAR(g.opening, 0.0, 1e-4);
+  // The pads' bottom faces are the EE point (the pads end 21.99 cm along the tool axis from
+  // link7, the EE is at 22): the midpoint of the two pad bottoms lies on it.
+  for (const char* name : {"left pad", "right pad"}) {
+    const Transform pad = shapePose(desc, shapeIndex(desc, name), 0.0);
+    const Vec3d bottom = toEigen(transformPoint(pad, {0.0f, 0.0f, 0.925f}));
+    EXPECT_NEAR((bottom - g.ee).dot(g.toolAxis), -0.01, 1e-3) << name;
+    EXPECT_NEAR(std::abs((bottom - g.ee).dot(g.handY)), 0.758, 1e-3) << name;
+  }
+  // Link7's y is world −y at the start (FK), so the hand is turned −45° from it about the tool.
+  EXPECT_NEAR(g.handY.dot(Vec3d(0, -1, 0)), std::cos(kPi / 4), 1e-3);
+}
+
+TEST(ClothFranka, GripperFollowsTheKeyPoseSchedule) {
+  const ModelDesc& desc = tubeDesc();
+  for (const Expected& e : expectedSchedule()) {
+    SCOPED_TRACE("t = " + std::to_string(e.time));
+    const Gripper g = gripperAt(desc, e.time);
+    EXPECT_NEAR((g.ee - e.ee).norm(), 0.0, 5e-3);
+    const Vec3d toolAxis = e.orientation * Vec3d::UnitZ();
+    const Quatd hand = e.orientation * Quatd(Eigen::AngleAxisd(-kPi / 4, Vec3d::UnitZ()));
+    EXPECT_NEAR((g.toolAxis - toolAxis).norm(), 0.0, 2e-3);
+    EXPECT_NEAR((g.handY - hand * Vec3d::UnitY()).norm(), 0.0, 2e-3);
+    EXPECT_NEAR(g.opening, e.opening, 2e-3);
+  }
+}
+
+TEST(ClothFranka, GripperReachesTheKeyPosesAndOpensAndCloses) {
+  const ModelDesc& desc = tubeDesc();
+  // Row 0: above the shirt's right side, tilted 45°, fingers opening toward 3.2 cm.
+  Gripper g = gripperAt(desc, 3.9);
+  EXPECT_LT((g.ee - Vec3d(31, -60, 40)).norm(), 1.0);
+  EXPECT_NEAR(g.opening, 3.2, 0.1);
+  // Row 2 (closing at (31, −60, 20)): the fingers close toward 0.4 cm with a 1 s time constant.
+  g = gripperAt(desc, 8.0 - 1e-3);
+  EXPECT_LT((g.ee - Vec3d(31, -60, 20)).norm(), 20.0 * std::exp(-4.0) + 0.1);  // 4 s on it
+  EXPECT_NEAR(g.opening, 0.4 + (3.2 - 0.4) * std::exp(-2.0), 0.05);
+  // Rows 13–17 use orientation B: after 9 s of it the tool points straight down and the fingers
+  // close along world y.
+  g = gripperAt(desc, 41.0 - 1e-3);
+  EXPECT_GT(-g.toolAxis.z(), 0.999);
+  EXPECT_GT(std::abs(g.handY.y()), 0.999);
+  EXPECT_LT((g.ee - Vec3d(5, -60, 31)).norm(), 1.5);
+  // The motion stops at 70.5 − 1/60 s, 1.98 s into the last row (35 cm from its start), and the
+  // last pose holds.
+  const Gripper end = gripperAt(desc, 70.5 - 1.0 / 60.0), later = gripperAt(desc, 100.0);
+  EXPECT_LT((end.ee - later.ee).norm(), 1e-4);
+  EXPECT_NEAR((end.ee - Vec3d(-28, -60, 28)).norm(), 35.1 * std::exp(-(2.0 - 1.0 / 60.0)), 0.1);
+}
+
+TEST(ClothFranka, GripperStaysClearOfTheClothDuringTheDefaultFrames) {
+  // The reference's 50-frame test never touches the cloth: the EE descends to ≈ 51.5 cm while
+  // the fingers open to ≈ 1.8 cm; the garment's top is at 35.6 cm.
+  const ModelDesc& desc = tubeDesc();
+  const double tEnd = 50.0 / 60.0;
+  const Gripper g = gripperAt(desc, tEnd);
+  EXPECT_NEAR(g.ee.z(), 51.4, 0.3);
+  EXPECT_NEAR(g.opening, 3.2 * (1 - std::exp(-tEnd)), 0.01);
+  double lowest = 1e30;
+  for (size_t s = 0; s < desc.shapes.size(); ++s) {
+    if (desc.shapes[s].motion.type != MotionType::Sampled) continue;
+    const Vec3 h = desc.shapes[s].geometry.halfExtents;
+    for (int k = 0; k <= 500; ++k) {
+      const Transform pose = shapePose(desc, int(s), tEnd * k / 500);
+      for (int c = 0; c < 8; ++c) {
+        const Vec3 corner{c & 1 ? h.x : -h.x, c & 2 ? h.y : -h.y, c & 4 ? h.z : -h.z};
+        lowest = std::min(lowest, double(transformPoint(pose, corner).z));
+      }
+    }
+  }
+  EXPECT_GT(lowest, 35.6 + 1.6 + 5.0);  // beyond the contact distance, with room to spare
+}
+
+// ---- --mesh ----------------------------------------------------------------------------------
+
+std::string shirtPath() {
+  return std::string(WEFT_SOURCE_DIR) + "/../shared/assets/unisex_shirt.obj";
+}
+
+TEST(ClothFranka, MeshOptionLoadsTheReferenceShirtWhereTheReferencePutsIt) {
+  if (!std::filesystem::exists(shirtPath())) GTEST_SKIP() << "no " << shirtPath();
+  SceneOptions options;
+  options.meshPath = shirtPath();
+  const ModelDesc desc = franka().build(options);
+  EXPECT_EQ(desc.numParticles(), 6436);
+  EXPECT_EQ(desc.numTriangles(), 12736);
+  EXPECT_EQ(desc.numEdges(), 19174);
+  EXPECT_EQ(findColoringConflict(desc.coloring, desc.triangles, desc.edges, false), "");
+  std::printf("cloth_franka --mesh unisex_shirt.obj: %d colors\n", desc.coloring.numColors());
+  Vec3 lower{1e30f, 1e30f, 1e30f}, upper{-1e30f, -1e30f, -1e30f};
+  for (const Vec3& x : desc.positions) {
+    lower = cwiseMin(lower, x);
+    upper = cwiseMax(upper, x);
+  }
+  // World bbox x [−32.51, 32.61], y [−82.59, −18.01], z [9.88, 37.37] (scenes_spec §3).
+  EXPECT_NEAR(lower.x, -32.513f, 2e-3f);
+  EXPECT_NEAR(upper.x, 32.609f, 2e-3f);
+  EXPECT_NEAR(lower.y, -82.592f, 2e-3f);
+  EXPECT_NEAR(upper.y, -18.009f, 2e-3f);
+  EXPECT_NEAR(lower.z, 9.884f, 2e-3f);
+  EXPECT_NEAR(upper.z, 37.369f, 2e-3f);
+  double mass = 0.0;
+  for (float m : desc.masses) mass += m;
+  EXPECT_NEAR(mass, 141.2, 0.2);  // 0.02 × 7060.4 cm²
+  for (float angle : desc.edgeRestAngles) ASSERT_EQ(angle, 0.0f);
+  // 2066 vertices (32%) start inside the table.
+  int inside = 0;
+  for (const Vec3& x : desc.positions)
+    inside += x.x > -40 && x.x < 40 && x.y > -90 && x.y < -10 && x.z > 0 && x.z < 20;
+  EXPECT_EQ(inside, 2066);
+}
+
+TEST(ClothFranka, MeshTransformFlagsReplaceTheShirtPlacement) {
+  if (!std::filesystem::exists(shirtPath())) GTEST_SKIP() << "no " << shirtPath();
+  SceneOptions options;
+  options.meshPath = shirtPath();
+  options.meshTransformGiven = true;
+  options.meshScale = 0.5f;
+  options.meshTranslation = {1.0f, 2.0f, 3.0f};
+  const ModelDesc desc = franka().build(options);
+  Vec3 lower{1e30f, 1e30f, 1e30f};
+  for (const Vec3& x : desc.positions) lower = cwiseMin(lower, x);
+  // Authored bbox minimum (−32.609, 88.009, −20.116), halved and moved; no rotation.
+  EXPECT_NEAR(lower.x, 1.0f - 16.3045f, 2e-3f);
+  EXPECT_NEAR(lower.y, 2.0f + 44.0045f, 2e-3f);
+  EXPECT_NEAR(lower.z, 3.0f - 10.058f, 2e-3f);
+  double mass = 0.0;
+  for (float m : desc.masses) mass += m;
+  EXPECT_NEAR(mass, 141.2 / 4, 0.1);
+}
+
+// ---- Runs ------------------------------------------------------------------------------------
+
+/// Runs `frames` frames and expects every scene check, zero self-intersections and complete
+/// contact lists.
+void expectRunPassesChecks(const Device& device, int frames) {
+  const Scene& scene = franka();
+  const ModelDesc& desc = tubeDesc();
+  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  IntersectionCounter intersections(device, desc.numParticles(), desc.triangles, desc.edges);
+  for (int f = 0; f < frames; ++f) sim.advanceFrame();
+  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
+  for (const CheckResult& c : scene.checks({desc, x, v, frames})) {
+    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
+    std::printf("  %s %s: %s\n", c.pass ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
+  }
+  EXPECT_EQ(intersections.count(sim.state().positions.data()), 0);
+  const Simulation::ContactReport& contacts = sim.contactReport();
+  EXPECT_LE(contacts.lastFrame.maxVertexTriangle, contacts.vertexTriangleCapacity);
+  EXPECT_LE(contacts.lastFrame.maxEdgeEdge, contacts.edgeEdgeCapacity);
+  EXPECT_LE(contacts.lastFrame.maxTriangleVertex, contacts.triangleVertexCapacity);
+}
+
+TEST(ClothFranka, TwoFramesOnCpuPassItsChecks) {
+  expectRunPassesChecks(*test::openCpu(), 2);
+}
+
+TEST(ClothFranka, DefaultFramesOnCudaPassItsChecks) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectRunPassesChecks(*gpu, franka().defaultFrames);
+}
+
+}  // namespace
+}  // namespace weft
