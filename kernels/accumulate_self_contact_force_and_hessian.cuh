@@ -10,8 +10,12 @@
 //   3. as an endpoint of an edge: for each adjacent edge in which it is v0 or v1, that edge's own
 //      edge–edge list (only the owner edge's endpoints get force from a record; the mirror record
 //      in the other edge's list supplies the other side, as the reference).
-// Each particle is written by exactly one thread, and the sum order depends only on the lists,
-// so the result is the same for every block size and run to run.
+// It is a tile kernel (launch.h): a particle's contacts, in that order, are cut into at most
+// kParts runs of equal length; the tile's lanes sum the runs in parallel (each run serially) and
+// the fixed tree of launchTile adds the runs. The cut depends only on the particle's contact
+// count, so the result is the same for every tile size, run to run, and on the CPU. A thread per
+// particle summing hundreds of contacts one after the other (the stacked cards of poker_cards)
+// would be a chain of dependent loads hundreds long; this shortens it by the tile width.
 //
 // Reads:  positions (current, and at the step start for damping and friction), triangles, edges,
 //         the particle's full adjacency, the three candidate lists.
@@ -28,6 +32,8 @@ namespace weft {
 
 struct AccumulateSelfContactForceAndHessian {
   static constexpr KernelId kId = KernelId::accumulate_self_contact_force_and_hessian;
+  using Part = ForceHessian;
+  static constexpr int kParts = 64;  // a particle's contacts are split into at most 64 runs
 
   const int* __restrict__ colorParticles;   // (count) particle ids of this color
   const Vec3* __restrict__ positions;       // (numParticles) x [m]
@@ -57,32 +63,72 @@ struct AccumulateSelfContactForceAndHessian {
                                              stepStart[tri.y], stepStart[tri.z], params);
   }
 
-  WEFT_HD void operator()(int i) const {
-    const int v = colorParticles[i];
+  /// Self-contact pairs particle v belongs to, in gather order: its own vertex–triangle list,
+  /// the lists of its triangles, the edge–edge lists of the edges it is an endpoint of.
+  WEFT_HD int contactCount(int v) const {
+    int total = stored(vertexTriangles, v);
+    for (int a = triangleOffsets[v]; a < triangleOffsets[v + 1]; a += 2)
+      total += stored(triangleVertices, triangleEntries[a]);
+    for (int a = edgeOffsets[v]; a < edgeOffsets[v + 1]; a += 2)
+      if (edgeEntries[a + 1] >= 2) total += stored(edgeEdges, edgeEntries[a]);
+    return total;
+  }
+
+  /// Contacts per part for a particle with `total` contacts: at most kParts parts.
+  WEFT_HD static int runLength(int total) { return (total + kParts - 1) / kParts; }
+
+  int maxParts() const { return kParts; }
+
+  WEFT_HD int partCount(int item) const {
+    const int v = colorParticles[item];
+    if (invMasses[v] == 0.0f) return 0;
+    const int total = contactCount(v);
+    if (total == 0) return 0;
+    const int run = runLength(total);
+    return (total + run - 1) / run;
+  }
+
+  /// The sum over contacts [k·run, (k+1)·run) of particle v's gather order.
+  WEFT_HD Part part(int item, int k) const {
+    const int v = colorParticles[item];
+    const int run = runLength(contactCount(v));
+    const int begin = k * run, end = begin + run;
     ForceHessian sum;
-    if (invMasses[v] != 0.0f) {
-      // 1. v against the triangles near it.
-      for (int k = 0, n = stored(vertexTriangles, v); k < n; ++k)
-        sum += vertexTriangle(3, v, vertexTriangles.items[v * vertexTriangles.capacity + k]);
-      // 2. The vertices near each triangle of v.
-      for (int a = triangleOffsets[v]; a < triangleOffsets[v + 1]; a += 2) {
-        const int t = triangleEntries[a], slot = triangleEntries[a + 1];
-        for (int k = 0, n = stored(triangleVertices, t); k < n; ++k)
-          sum += vertexTriangle(slot, triangleVertices.items[t * triangleVertices.capacity + k], t);
-      }
-      // 3. The edges near each edge that v is an endpoint of.
-      for (int a = edgeOffsets[v]; a < edgeOffsets[v + 1]; a += 2) {
-        const int e = edgeEntries[a], slot = edgeEntries[a + 1];
-        if (slot < 2) continue;  // v is a hinge's opposite vertex here, not an endpoint
-        const Int4 own = edges[e];
-        for (int k = 0, n = stored(edgeEdges, e); k < n; ++k) {
-          const Int4 other = edges[edgeEdges.items[e * edgeEdges.capacity + k]];
-          sum += edgeEdgeContactForceHessian(
-              slot - 2, positions[own.z], positions[own.w], positions[other.z], positions[other.w],
-              stepStart[own.z], stepStart[own.w], stepStart[other.z], stepStart[other.w], params);
-        }
-      }
+    int index = 0;  // gather-order index of the first contact of the current list
+    // 1. v against the triangles near it.
+    {
+      const int n = stored(vertexTriangles, v);
+      for (int j = begin > index ? begin - index : 0; j < n && index + j < end; ++j)
+        sum += vertexTriangle(3, v, vertexTriangles.items[v * vertexTriangles.capacity + j]);
+      index += n;
     }
+    // 2. The vertices near each triangle of v.
+    for (int a = triangleOffsets[v]; a < triangleOffsets[v + 1] && index < end; a += 2) {
+      const int t = triangleEntries[a], slot = triangleEntries[a + 1];
+      const int n = stored(triangleVertices, t);
+      for (int j = begin > index ? begin - index : 0; j < n && index + j < end; ++j)
+        sum += vertexTriangle(slot, triangleVertices.items[t * triangleVertices.capacity + j], t);
+      index += n;
+    }
+    // 3. The edges near each edge that v is an endpoint of.
+    for (int a = edgeOffsets[v]; a < edgeOffsets[v + 1] && index < end; a += 2) {
+      const int e = edgeEntries[a], slot = edgeEntries[a + 1];
+      if (slot < 2) continue;  // v is a hinge's opposite vertex here, not an endpoint
+      const Int4 own = edges[e];
+      const int n = stored(edgeEdges, e);
+      for (int j = begin > index ? begin - index : 0; j < n && index + j < end; ++j) {
+        const Int4 other = edges[edgeEdges.items[e * edgeEdges.capacity + j]];
+        sum += edgeEdgeContactForceHessian(
+            slot - 2, positions[own.z], positions[own.w], positions[other.z], positions[other.w],
+            stepStart[own.z], stepStart[own.w], stepStart[other.z], stepStart[other.w], params);
+      }
+      index += n;
+    }
+    return sum;
+  }
+
+  WEFT_HD void finish(int item, const Part& sum) const {
+    const int v = colorParticles[item];
     contactForces[v] = sum.force;
     contactHessians[v] = sum.hessian;
   }

@@ -8,7 +8,8 @@
 // Like the reference, every pair is evaluated each time, whatever the color: Δ of one color
 // changes the planes of all pairs it belongs to.
 //
-// Items: one per vertex (its vertex–triangle pairs), then one per edge (its edge–edge pairs).
+// Items: kLanes per vertex (its vertex–triangle pairs), then kLanes per edge (its edge–edge
+// pairs).
 // Reads:  anchors p_cd, displacements Δ, candidate lists.
 // Writes: truncation factors ts (atomic min; apply_truncation_ts resets them to 1 after use).
 #pragma once
@@ -23,6 +24,10 @@ namespace weft {
 
 struct ApplyPlanarTruncationParallelByCollision {
   static constexpr KernelId kId = KernelId::apply_planar_truncation_parallel_by_collision;
+  /// Threads per primitive: lane l takes the primitive's pairs l, l + kLanes, ... (the reference
+  /// uses 4); with dense contact a primitive has tens of pairs, and one thread walking them all
+  /// would be a long chain of dependent loads.
+  static constexpr int kLanes = 8;
 
   int numParticles;
   float relaxation;                        // γ (0.85)
@@ -40,11 +45,12 @@ struct ApplyPlanarTruncationParallelByCollision {
   }
 
   WEFT_HD void operator()(int i) const {
-    if (i < numParticles) {
-      const int v = i;
+    const int primitive = i / kLanes, lane = i % kLanes;
+    if (primitive < numParticles) {
+      const int v = primitive;
       const int n = vertexTriangles.counts[v] < vertexTriangles.capacity ? vertexTriangles.counts[v]
                                                                          : vertexTriangles.capacity;
-      for (int k = 0; k < n; ++k) {
+      for (int k = lane; k < n; k += kLanes) {
         const Int3 tri = triangles[vertexTriangles.items[v * vertexTriangles.capacity + k]];
         const PairTruncation t =
             vertexTriangleTruncation(anchors[v], anchors[tri.x], anchors[tri.y], anchors[tri.z],
@@ -57,11 +63,11 @@ struct ApplyPlanarTruncationParallelByCollision {
       }
       return;
     }
-    const int e = i - numParticles;
+    const int e = primitive - numParticles;
     const Int4 own = edges[e];
     const int n =
         edgeEdges.counts[e] < edgeEdges.capacity ? edgeEdges.counts[e] : edgeEdges.capacity;
-    for (int k = 0; k < n; ++k) {
+    for (int k = lane; k < n; k += kLanes) {
       const Int4 other = edges[edgeEdges.items[e * edgeEdges.capacity + k]];
       const PairTruncation t =
           edgeEdgeTruncation(anchors[own.z], anchors[own.w], anchors[other.z], anchors[other.w],

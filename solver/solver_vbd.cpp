@@ -109,14 +109,14 @@ void SolverVBD::accumulateSelfContact(int color, const State& state, Scratch& sc
                                  options_.frictionEpsilon * float(dt_),
                                  float(dt_)};
   SelfContactDetector& detector = *scratch.selfContact;
-  launch(device_, count,
-         AccumulateSelfContactForceAndHessian{
-             model_.particlesByColor.data() + begin, state.positions.data(),
-             scratch.stepStart.data(), model_.invMasses.data(), model_.triangles.data(),
-             model_.edges.data(), model_.triangleOffsets.data(), model_.triangleEntries.data(),
-             model_.edgeOffsets.data(), model_.edgeEntries.data(), detector.vertexTriangles(),
-             detector.triangleVertices(), detector.edgeEdges(), params,
-             scratch.contactForces.data(), scratch.contactHessians.data()});
+  launchTile(device_, count,
+             AccumulateSelfContactForceAndHessian{
+                 model_.particlesByColor.data() + begin, state.positions.data(),
+                 scratch.stepStart.data(), model_.invMasses.data(), model_.triangles.data(),
+                 model_.edges.data(), model_.triangleOffsets.data(), model_.triangleEntries.data(),
+                 model_.edgeOffsets.data(), model_.edgeEntries.data(), detector.vertexTriangles(),
+                 detector.triangleVertices(), detector.edgeEdges(), params,
+                 scratch.contactForces.data(), scratch.contactHessians.data()});
 }
 
 void SolverVBD::forwardStep(const State& state, Scratch& scratch) const {
@@ -176,7 +176,8 @@ void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
     return;
   }
   SelfContactDetector& detector = *scratch.selfContact;
-  launch(device_, model_.numParticles + model_.numEdges,
+  launch(device_,
+         ApplyPlanarTruncationParallelByCollision::kLanes * (model_.numParticles + model_.numEdges),
          ApplyPlanarTruncationParallelByCollision{
              model_.numParticles, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
              scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),

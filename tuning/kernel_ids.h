@@ -45,7 +45,7 @@ enum class LaunchKind { Elementwise, Tile };
   X(collect_triangle_colliding_vertices, Elementwise)                                            \
   X(sort_triangle_colliding_vertices, Elementwise)                                               \
   /* self-contact forces and the penetration-free truncation (reference names) */                \
-  X(accumulate_self_contact_force_and_hessian, Elementwise)                                      \
+  X(accumulate_self_contact_force_and_hessian, Tile)                                             \
   X(apply_planar_truncation_parallel_by_collision, Elementwise)                                  \
   /* diagnostics: exact edge-triangle intersections of a mesh (new) */                           \
   X(count_edge_triangle_intersections, Elementwise)

@@ -202,7 +202,10 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
         KernelId::collect_triangle_colliding_vertices, KernelId::sort_triangle_colliding_vertices,
         KernelId::accumulate_self_contact_force_and_hessian,
         KernelId::apply_planar_truncation_parallel_by_collision, KernelId::apply_truncation_ts})
-    for (int size : kBlockSizes) expectSameOrCannotLaunch(id, size, o);
+    for (int size : launchKind(id) == LaunchKind::Tile
+                        ? std::vector<int>(kTileSizes.begin(), kTileSizes.end())
+                        : std::vector<int>(kBlockSizes.begin(), kBlockSizes.end()))
+      expectSameOrCannotLaunch(id, size, o);
   for (KernelId id :
        {KernelId::vertex_triangle_collision_detection, KernelId::edge_colliding_edges_detection})
     for (int size : kBlockSizes) expectSameOrCannotLaunch(id, size, stack);
