@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -209,6 +210,11 @@ std::string LaunchTable::toJsonText() const {
 }
 
 void LaunchTable::save(const std::string& path) const {
+  // The folder may not exist yet (git does not keep empty folders such as tuning/tables/).
+  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(parent, ec);
+  }
   const std::string tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
