@@ -5,6 +5,10 @@
 // call as the iteration's manual time; run with --benchmark_repetitions=N to get medians and
 // spread. Without a GPU the benchmarks skip with a message.
 //
+//   SceneSubstep/<scene>   one substep of each benchmark scene with the launch table in effect
+//       for this GPU (as `weft run` uses), from the scene's measurement frame (the tuner's: its
+//       densest self-contact frame); the state is restored to that frame every `substeps`
+//       iterations. `weft bench` is the readable front end to the same measurement.
 //   SelfContactDetection/<cells>/<traversal>   one self-contact detection (leaf boxes, refit of
 //       both trees, vertex–triangle and edge–edge queries, transpose) on a cells × cells grid
 //       folded onto itself so that its halves lie within the detection margin;
@@ -16,8 +20,11 @@
 #include "collision/self_contact_detector.h"
 #include "kernels/runtime/graph.h"
 #include "kernels/runtime/timer.h"
+#include "scenes/scene.h"
 #include "solver/cloth_builder.h"
 #include "solver/contact_filter.h"
+#include "tuning/table_selection.h"
+#include "tuning/tuner.h"
 
 namespace weft {
 namespace {
@@ -96,6 +103,53 @@ void SelfContactDetection(benchmark::State& state) {
   state.counters["max_ee_per_edge"] = status.maxEdgeEdge;
   state.SetLabel(device->gpu().identity.name + (stack ? ", shared-memory stack" : ", stackless"));
 }
+
+void SceneSubstep(benchmark::State& state, const std::string& sceneName) {
+  if (visibleCudaDevices() == 0) {
+    state.SkipWithError("no CUDA GPU visible");
+    return;
+  }
+  auto device = Device::open(DeviceRequest::Cuda);
+  const TableSelection table = selectLaunchTable("", device->gpuIdentity(), defaultTablesDir());
+  device->setLaunchPolicy(LaunchPolicy::resolve(table.table ? &*table.table : nullptr, sceneName,
+                                                device->gpu().identity.ccMajor,
+                                                device->gpu().identity.ccMinor));
+  const Scene& scene = findScene(sceneName);
+  const ModelDesc desc = scene.build(SceneOptions{});
+  Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  MeasurementState start =
+      runToMeasurementFrame(*device, sim, scene.solver.selfContact.enabled, scene.tuneWindowFrames);
+  FrameGraph substep(*device);
+  substep.capture([&] { sim.solver().step(sim.state(), sim.scratch()); });
+  DeviceTimer timer(*device);
+  int step = 0;
+  for (auto _ : state) {
+    if (step++ % scene.substeps == 0) {
+      state.PauseTiming();
+      start.snapshot->restore();
+      state.ResumeTiming();
+    }
+    timer.start();
+    substep.replay();
+    timer.stop();
+    state.SetIterationTime(timer.elapsedMs() * 1e-3);
+  }
+  state.counters["particles"] = desc.numParticles();
+  state.SetLabel(device->gpu().identity.name + ", " +
+                 (table.table
+                      ? table.table->sourcePath.substr(table.table->sourcePath.rfind('/') + 1)
+                      : std::string("built-in sizes")));
+}
+
+/// One SceneSubstep benchmark per benchmark scene.
+const bool kScenesRegistered = [] {
+  for (const Scene& s : allScenes())
+    if (s.benchmark)
+      benchmark::RegisterBenchmark(("SceneSubstep/" + s.name).c_str(), SceneSubstep, s.name)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+  return true;
+}();
 
 BENCHMARK(SelfContactDetection)
     ->ArgsProduct({{50, 200}, {0, 1}})

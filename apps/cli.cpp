@@ -69,6 +69,21 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   tuneCmd->add_option("--report", tune.report, "write TUNING.md and plots into this folder");
   tuneCmd->add_flag("--quick", tune.quick, "a fast, rougher pass (about 2 minutes)");
 
+  BenchOptionsCli bench;
+  CLI::App* benchCmd =
+      app.add_subcommand("bench", "µs per substep of each scene, built-in and tuned sizes");
+  benchCmd->add_option("--scenes", bench.scenes, "scene names, or cloth | cable | all")
+      ->capture_default_str();
+  benchCmd->add_option("--device", bench.device, "auto | cuda | cpu")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
+  benchCmd->add_option("--table", bench.table, "default | tuned | both | FILE")
+      ->capture_default_str();
+  benchCmd->add_option("--json", bench.jsonPath, "write the results as JSON");
+  benchCmd->add_option("--markdown", bench.markdownPath, "write the benchmarks page");
+  benchCmd->add_option("--repetitions", bench.repetitions, "timed repetitions per scene")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -88,6 +103,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (runCmd->parsed()) return runCommand(run, out, err);
   if (infoCmd->parsed()) return infoCommand(info, out, err);
   if (tuneCmd->parsed()) return tuneCommand(tune, out, err);
+  if (benchCmd->parsed()) return benchCommand(bench, out, err);
   return scenesCommand(out, err);
 }
 

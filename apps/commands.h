@@ -54,6 +54,16 @@ struct TuneOptions {
 };
 int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err);
 
+struct BenchOptionsCli {
+  std::string scenes = "all";   // names, or cloth | cable | all
+  std::string device = "auto";  // auto | cuda | cpu
+  std::string table = "both";   // default | tuned | both | FILE
+  std::string jsonPath;         // --json
+  std::string markdownPath;     // --markdown (the benchmarks page, generated)
+  int repetitions = 10;
+};
+int benchCommand(const BenchOptionsCli& options, std::ostream& out, std::ostream& err);
+
 /// Parses argv and runs the command (what main() does).
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 

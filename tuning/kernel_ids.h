@@ -48,7 +48,9 @@ enum class LaunchKind { Elementwise, Tile };
   X(accumulate_self_contact_force_and_hessian, Tile)                                             \
   X(apply_planar_truncation_parallel_by_collision, Elementwise)                                  \
   /* diagnostics: exact edge-triangle intersections of a mesh (new) */                           \
-  X(count_edge_triangle_intersections, Elementwise)
+  X(count_edge_triangle_intersections, Elementwise)                                              \
+  /* benchmarks: an empty kernel whose graph nodes measure the GPU's per-phase latency (new) */  \
+  X(graph_node_latency_probe, Elementwise)
 // clang-format on
 
 enum class KernelId : int {

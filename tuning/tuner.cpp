@@ -28,14 +28,14 @@ std::string today() {
 }
 
 /// Times one recorded launch at one size: median µs per launch over graph replays.
-SizeTiming timeLaunch(const Device& device, const LaunchRecord& record, int size,
-                      const TunerOptions& options) {
+SizeTiming timeLaunchWith(const Device& device, const LaunchRecord& record, int size,
+                          double budgetMs, int replays) {
   SizeTiming timing;
   timing.size = size;
   FrameGraph graph(device);
   try {
     graph.capture([&] {
-      for (int r = 0; r < options.replaysPerGraph; ++r) {
+      for (int r = 0; r < replays; ++r) {
         record.replay(device.stream(), size);
         device.checkLaunch(record.id, record.count, 0, size, std::source_location::current());
       }
@@ -51,13 +51,13 @@ SizeTiming timeLaunch(const Device& device, const LaunchRecord& record, int size
   DeviceTimer timer(device);
   std::vector<double> perLaunchUs;
   double spentMs = 0.0;
-  while (spentMs < options.budgetMsPerPoint || perLaunchUs.size() < 5) {
+  while (spentMs < budgetMs || perLaunchUs.size() < 5) {
     timer.start();
     graph.replay();
     timer.stop();
     const double ms = timer.elapsedMs();
     spentMs += ms;
-    perLaunchUs.push_back(1000.0 * ms / options.replaysPerGraph);
+    perLaunchUs.push_back(1000.0 * ms / replays);
     if (perLaunchUs.size() >= 2000) break;
   }
   timing.microsecondsPerLaunch = median(perLaunchUs);
@@ -100,23 +100,12 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
   Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
 
   // 1. Warm up over the tuning window; keep the densest self-contact frame's state.
-  const bool selfContact = scene.solver.selfContact.enabled;
-  std::unique_ptr<DeviceSnapshot> measurement;
-  int densest = -1;
-  for (int frame = 1; frame <= scene.tuneWindowFrames; ++frame) {
-    report("warming up", frame, scene.tuneWindowFrames);
-    sim.advanceFrame();
-    const int pairs = selfContact ? sim.contactReport().lastFrame.totalPairs : 0;
-    if (!selfContact || pairs > densest) {
-      densest = pairs;
-      result.measurementFrame = frame;
-      result.contactPairs = selfContact ? pairs : -1;
-      measurement.reset();  // free the old copy first
-      measurement = std::make_unique<DeviceSnapshot>(device);
-    }
-  }
-  if (!measurement) measurement = std::make_unique<DeviceSnapshot>(device);
-  measurement->restore();
+  MeasurementState state =
+      runToMeasurementFrame(device, sim, scene.solver.selfContact.enabled, scene.tuneWindowFrames,
+                            [&](int done, int total) { report("warming up", done, total); });
+  result.measurementFrame = state.frame;
+  result.contactPairs = state.contactPairs;
+  const DeviceSnapshot* measurement = state.snapshot.get();
 
   // 2. Record one step.
   std::vector<RecordedLaunch> recorded = recordStep(device, sim);
@@ -153,6 +142,33 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
 }
 
 }  // namespace
+
+SizeTiming timeLaunchAt(const Device& device, const LaunchRecord& record, int size, double budgetMs,
+                        int replaysPerGraph) {
+  return timeLaunchWith(device, record, size, budgetMs, replaysPerGraph);
+}
+
+MeasurementState runToMeasurementFrame(Device& device, Simulation& sim, bool selfContact,
+                                       int windowFrames,
+                                       const std::function<void(int, int)>& progress) {
+  MeasurementState state;
+  int densest = -1;
+  for (int frame = 1; frame <= windowFrames; ++frame) {
+    if (progress) progress(frame, windowFrames);
+    sim.advanceFrame();
+    const int pairs = selfContact ? sim.contactReport().lastFrame.totalPairs : 0;
+    if (!selfContact || pairs > densest) {
+      densest = pairs;
+      state.frame = frame;
+      state.contactPairs = selfContact ? pairs : -1;
+      state.snapshot.reset();  // free the old copy first
+      state.snapshot = std::make_unique<DeviceSnapshot>(device);
+    }
+  }
+  if (!state.snapshot) state.snapshot = std::make_unique<DeviceSnapshot>(device);
+  state.snapshot->restore();
+  return state;
+}
 
 std::vector<RecordedLaunch> recordStep(Device& device, Simulation& sim) {
   class Recorder final : public LaunchObserver {
@@ -197,7 +213,8 @@ std::vector<LaunchTiming> sweepLaunches(
         progress(std::string(kernelName(g.record.id)) + " n=" + std::to_string(g.record.count) +
                      " size " + std::to_string(size),
                  done++, points);
-      launch.sizes.push_back(timeLaunch(device, g.record, size, options));
+      launch.sizes.push_back(timeLaunchWith(device, g.record, size, options.budgetMsPerPoint,
+                                            options.replaysPerGraph));
     }
     untouched.restore();  // replays write into the scene's buffers: put them back
     timings.push_back(launch);

@@ -23,7 +23,10 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "kernels/runtime/device.h"
+#include "kernels/runtime/snapshot.h"
 #include "solver/simulation.h"
 #include "tuning/launch_table.h"
 #include "tuning/selection.h"
@@ -72,6 +75,25 @@ struct TuneResult {
   LaunchTable table;
   double seconds = 0.0;  // wall time of the whole run
 };
+
+/// The state a scene is measured at: the densest self-contact frame of its tuning window (the
+/// window's last frame without self-contact), saved as a snapshot of every device buffer.
+struct MeasurementState {
+  int frame = 0;
+  int contactPairs = -1;  // -1: no self-contact
+  std::unique_ptr<DeviceSnapshot> snapshot;
+};
+
+/// Runs `sim` over `windowFrames` frames and returns its measurement state (restored into the
+/// device before returning).
+MeasurementState runToMeasurementFrame(Device& device, Simulation& sim, bool selfContact,
+                                       int windowFrames,
+                                       const std::function<void(int, int)>& progress = {});
+
+/// Median µs per launch of `record` replayed at `size` inside CUDA graphs (skipped with the
+/// reason if that size cannot launch).
+SizeTiming timeLaunchAt(const Device& device, const LaunchRecord& record, int size, double budgetMs,
+                        int replaysPerGraph);
 
 /// One distinct launch of a recorded step and how many times the step makes it.
 struct RecordedLaunch {

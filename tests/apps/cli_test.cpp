@@ -206,6 +206,35 @@ TEST_F(CliTest, TuneLaunchWithoutGpuSaysWhy) {
   EXPECT_FALSE(fs::exists(path("t.json")));
 }
 
+// The benchmark on the CPU backend with one repetition: it runs, it reports, and its JSON and
+// page hold what the documentation promises. No timing is asserted.
+TEST_F(CliTest, BenchRunsOnTheCpuAndWritesValidJson) {
+  const CliResult r = cli({"bench", "--scenes", "cloth_hanging", "--device", "cpu", "--repetitions",
+                           "1", "--json", path("bench.json"), "--markdown", path("BENCHMARKS.md")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("cloth_hanging"));
+  EXPECT_THAT(r.out, HasSubstr("us/substep"));
+  const auto j = nlohmann::json::parse(readFile(path("bench.json")));
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_TRUE(j.contains("commit"));
+  EXPECT_TRUE(j.contains("date"));
+  ASSERT_EQ(j["scenes"].size(), 1u);
+  const auto& s = j["scenes"][0];
+  EXPECT_EQ(s["scene"], "cloth_hanging");
+  EXPECT_EQ(s["particles"], 1089);
+  ASSERT_EQ(s["runs"].size(), 1u);
+  EXPECT_EQ(s["runs"][0]["table"], "built-in defaults");
+  EXPECT_GT(s["runs"][0]["us_per_substep"]["median"].get<double>(), 0.0);
+  EXPECT_GT(s["runs"][0]["us_per_frame"]["median"].get<double>(), 0.0);
+  EXPECT_THAT(readFile(path("BENCHMARKS.md")), HasSubstr("| cloth_hanging | 1089 | 10 × 10 |"));
+}
+
+TEST_F(CliTest, BenchRejectsUnknownScenes) {
+  const CliResult r = cli({"bench", "--scenes", "nope", "--device", "cpu"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("unknown scene 'nope'"));
+}
+
 TEST_F(CliTest, HelpExitsZero) {
   EXPECT_EQ(cli({"--help"}).code, kExitOk);
   EXPECT_EQ(cli({"run", "--help"}).code, kExitOk);

@@ -1,0 +1,112 @@
+#include "apps/bench.h"
+
+#include <algorithm>
+
+#include "kernels/graph_node_latency_probe.cuh"
+#include "kernels/runtime/errors.h"
+#include "kernels/runtime/graph.h"
+#include "kernels/runtime/launch.h"
+#include "kernels/runtime/timer.h"
+#include "scenes/scene.h"
+#include "tuning/tuner.h"
+
+namespace weft {
+namespace {
+
+Spread spreadOf(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.median = v[v.size() / 2];
+  s.min = v.front();
+  s.max = v.back();
+  return s;
+}
+
+}  // namespace
+
+double measureGraphNodeLatency(Device& device, int nodes, int repetitions) {
+  if (!device.isCuda()) return 0.0;
+  FrameGraph graph(device);
+  graph.capture([&] {
+    for (int i = 0; i < nodes; ++i) launch(device, 1, GraphNodeLatencyProbe{});
+  });
+  graph.replay();  // warm-up
+  DeviceTimer timer(device);
+  std::vector<double> perNode;
+  for (int r = 0; r < repetitions; ++r) {
+    timer.start();
+    graph.replay();
+    timer.stop();
+    perNode.push_back(1000.0 * timer.elapsedMs() / nodes);
+  }
+  return spreadOf(perNode).median;
+}
+
+BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel) {
+  const Scene& scene = findScene(options.scene);
+  const ModelDesc desc = scene.build(SceneOptions{});
+  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+
+  BenchResult r;
+  r.scene = scene.name;
+  r.table = tableLabel;
+  r.backend = std::string(backendName(device.backend()));
+  r.particles = desc.numParticles();
+  r.triangles = desc.numTriangles();
+  r.substeps = scene.substeps;
+  r.iterations = scene.solver.iterations;
+
+  // Warm up to the measurement frame (the tuner's), and keep that state.
+  MeasurementState start =
+      runToMeasurementFrame(device, sim, scene.solver.selfContact.enabled, scene.tuneWindowFrames);
+  r.measurementFrame = start.frame;
+
+  // One substep as a graph (on the CPU: the same calls, run directly).
+  FrameGraph substep(device);
+  substep.capture([&] { sim.solver().step(sim.state(), sim.scratch()); });
+  DeviceTimer timer(device);
+  std::vector<double> substepUs, frameUs;
+  for (int rep = 0; rep < std::max(options.repetitions, 1); ++rep) {
+    start.snapshot->restore();
+    double sum = 0.0;
+    for (int s = 0; s < scene.substeps; ++s) {
+      timer.start();
+      substep.replay();
+      timer.stop();
+      sum += 1000.0 * timer.elapsedMs();
+    }
+    substepUs.push_back(sum / scene.substeps);
+    start.snapshot->restore();
+    sim.advanceFrame();  // the frame graph (captured on the first repetition)
+    frameUs.push_back(1000.0 * sim.lastFrameMs());
+  }
+  start.snapshot->restore();
+  r.usPerSubstep = spreadOf(substepUs);
+  r.usPerFrame = spreadOf(frameUs);
+
+  // Launches of one substep, each timed alone at the size in effect.
+  if (device.isCuda()) {
+    const std::vector<RecordedLaunch> launches = recordStep(device, sim);
+    std::map<KernelId, KernelShare> shares;
+    for (const RecordedLaunch& l : launches) {
+      r.launchesPerSubstep += l.timesPerStep;
+      KernelShare& k = shares[l.record.id];
+      k.kernel = std::string(kernelName(l.record.id));
+      k.launchesPerStep += l.timesPerStep;
+      if (options.breakdown) {
+        const SizeTiming t = timeLaunchAt(device, l.record, l.record.size, 5.0, 10);
+        k.microsecondsPerStep += l.timesPerStep * t.microsecondsPerLaunch;
+      }
+    }
+    start.snapshot->restore();
+    for (const auto& [id, k] : shares) r.breakdown.push_back(k);
+    std::sort(r.breakdown.begin(), r.breakdown.end(),
+              [](const KernelShare& a, const KernelShare& b) {
+                return a.microsecondsPerStep > b.microsecondsPerStep;
+              });
+  }
+  return r;
+}
+
+}  // namespace weft

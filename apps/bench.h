@@ -1,0 +1,59 @@
+// Per-step timing of a scene: the measurement behind `weft bench` and the Google Benchmark
+// executable (apps/benchmarks.cpp).
+//
+// Method: build the scene, run it to its measurement frame (the tuner's: the densest self-contact
+// frame of its tuning window), snapshot the device, capture one substep and one whole frame as
+// CUDA graphs, and time graph replays with CUDA events: each repetition restores the snapshot and
+// replays the substep graph once per substep of a frame, then the frame graph once; the results
+// are the median and spread over repetitions. On the CPU backend the same steps run directly and
+// the host clock times them (labelled as such). A per-kernel breakdown of one step comes from the
+// launch recorder (each launch timed at the size in effect), and the floor of the design —
+// launches per substep × the GPU's measured graph-node latency — is measured here too.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kernels/runtime/device.h"
+
+namespace weft {
+
+struct Spread {
+  double median = 0.0, min = 0.0, max = 0.0;
+  double spreadPercent() const { return median > 0.0 ? 100.0 * (max - min) / median : 0.0; }
+};
+
+struct KernelShare {
+  std::string kernel;
+  int launchesPerStep = 0;
+  double microsecondsPerStep = 0.0;  // launches × median µs per launch, isolated replays
+};
+
+struct BenchResult {
+  std::string scene;
+  std::string table;  // "built-in defaults" or the table file
+  std::string backend;
+  int particles = 0, triangles = 0;
+  int substeps = 0, iterations = 0;
+  int measurementFrame = 0;
+  int launchesPerSubstep = 0;          // kernel launches of one substep (CUDA; 0 on the CPU)
+  Spread usPerSubstep;                 // one substep graph replay
+  Spread usPerFrame;                   // one frame graph replay
+  std::vector<KernelShare> breakdown;  // most expensive first (CUDA only)
+};
+
+struct BenchOptions {
+  std::string scene;
+  int repetitions = 10;
+  bool breakdown = true;  // time each launch of a step (CUDA only)
+};
+
+/// Times one scene with the launch policy currently set on `device`.
+BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel);
+
+/// Median latency [µs] of one kernel node in a CUDA graph of `nodes` back-to-back empty launches
+/// (the design's "phase" cost); 0 on the CPU backend.
+double measureGraphNodeLatency(Device& device, int nodes = 200, int repetitions = 20);
+
+}  // namespace weft
