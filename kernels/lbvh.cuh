@@ -29,11 +29,11 @@
 #include <type_traits>
 
 #include "kernels/math.h"
+#include "kernels/runtime/atomics.h"
 #include "kernels/runtime/platform.h"
 #include "tuning/kernel_ids.h"
 
 #if !WEFT_DEVICE_PASS
-#include <atomic>
 #include <bit>
 #endif
 
@@ -56,7 +56,7 @@ WEFT_HD inline bool boxesOverlap(const Vec3& lowerA, const Vec3& upperA, const V
          lowerB.y <= upperA.y && lowerA.z <= upperB.z && lowerB.z <= upperA.z;
 }
 
-// ---- Bit tricks and atomics the build needs (same results on both backends) --------------------
+// ---- Bit tricks the build needs (same results on both backends; atomics: runtime/atomics.h) ----
 
 namespace lbvh_detail {
 
@@ -88,28 +88,6 @@ WEFT_HD inline int countLeadingZeros(std::uint64_t x) {
   return __clzll(static_cast<long long>(x));
 #else
   return std::countl_zero(x);
-#endif
-}
-WEFT_HD inline void atomicMaxUnsigned(unsigned* address, unsigned value) {
-#if WEFT_DEVICE_PASS
-  atomicMax(address, value);
-#else
-  std::atomic_ref<unsigned> a(*address);
-  unsigned current = a.load(std::memory_order_relaxed);
-  while (value > current && !a.compare_exchange_weak(current, value, std::memory_order_relaxed)) {
-  }
-#endif
-}
-/// Arrival at a refit node: returns how many threads arrived before. Release/acquire, so the
-/// second arrival sees the box the first one wrote for its child.
-WEFT_HD inline int arrive(int* counter) {
-#if WEFT_DEVICE_PASS
-  __threadfence();
-  const int before = atomicAdd(counter, 1);
-  __threadfence();
-  return before;
-#else
-  return std::atomic_ref<int>(*counter).fetch_add(1, std::memory_order_acq_rel);
 #endif
 }
 /// Reads a box corner another thread wrote (through L2 on CUDA, never a stale L1 line).
@@ -244,8 +222,8 @@ struct LbvhSceneBounds {
       hi = selectMax(hi, c);
     }
     for (int a = 0; a < 3; ++a) {
-      lbvh_detail::atomicMaxUnsigned(&bounds[a], lbvh_detail::orderedCode(-lo[a]));
-      lbvh_detail::atomicMaxUnsigned(&bounds[3 + a], lbvh_detail::orderedCode(hi[a]));
+      atomicMaxUnsigned(&bounds[a], lbvh_detail::orderedCode(-lo[a]));
+      atomicMaxUnsigned(&bounds[3 + a], lbvh_detail::orderedCode(hi[a]));
     }
   }
 };
@@ -377,7 +355,7 @@ struct LbvhRefit {
       // Every refit adds exactly two arrivals to each internal node, so the first arrival of a
       // refit always sees an even count: no reset between refits is needed, and replaying this
       // kernel alone (as the tuner does) behaves exactly like a real refit.
-      if ((lbvh_detail::arrive(&arrivals[parent]) & 1) == 0) return;
+      if ((atomicArrive(&arrivals[parent]) & 1) == 0) return;
       const int l = nodeLeft[parent], r = nodeRight[parent];
       nodeLowers[parent] = selectMin(loadCoherent(&nodeLowers[l]), loadCoherent(&nodeLowers[r]));
       nodeUppers[parent] = selectMax(loadCoherent(&nodeUppers[l]), loadCoherent(&nodeUppers[r]));

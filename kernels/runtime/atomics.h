@@ -1,6 +1,6 @@
 // Atomic operations that behave the same on both backends. Only order-independent operations are
-// offered (integer add and max, float min over non-negative values), so results stay
-// deterministic however threads interleave.
+// offered (integer add and max, float min over non-negative values, arrival counting), so results
+// stay deterministic however threads interleave.
 #pragma once
 
 #include "kernels/runtime/platform.h"
@@ -22,16 +22,27 @@ WEFT_HD inline int atomicAddInt(int* address, int value) {
 #endif
 }
 
-/// *address = max(*address, value).
-WEFT_HD inline void atomicMaxInt(int* address, int value) {
+/// *address = max(*address, value) for int or unsigned (relaxed: orders nothing else).
+template <typename T>
+WEFT_HD inline void atomicMaxIntegral(T* address, T value) {
 #if WEFT_DEVICE_PASS
   atomicMax(address, value);
 #else
-  std::atomic_ref<int> a(*address);
-  int current = a.load(std::memory_order_relaxed);
+  std::atomic_ref<T> a(*address);
+  T current = a.load(std::memory_order_relaxed);
   while (value > current && !a.compare_exchange_weak(current, value, std::memory_order_relaxed)) {
   }
 #endif
+}
+
+/// *address = max(*address, value).
+WEFT_HD inline void atomicMaxInt(int* address, int value) {
+  atomicMaxIntegral(address, value);
+}
+
+/// *address = max(*address, value) for unsigned values (e.g. order-preserving float codes).
+WEFT_HD inline void atomicMaxUnsigned(unsigned* address, unsigned value) {
+  atomicMaxIntegral(address, value);
 }
 
 /// *address = min(*address, value) for non-negative floats (whose bit patterns order like ints).
@@ -44,6 +55,20 @@ WEFT_HD inline void atomicMinNonNegativeFloat(float* address, float value) {
   int current = a.load(std::memory_order_relaxed);
   while (bits < current && !a.compare_exchange_weak(current, bits, std::memory_order_relaxed)) {
   }
+#endif
+}
+
+/// Arrival at a counter (such as an LBVH refit node's): returns how many threads arrived before.
+/// Release/acquire, so the second arrival sees what the first one wrote before arriving (in the
+/// refit, the box it wrote for its child).
+WEFT_HD inline int atomicArrive(int* counter) {
+#if WEFT_DEVICE_PASS
+  __threadfence();
+  const int before = atomicAdd(counter, 1);
+  __threadfence();
+  return before;
+#else
+  return std::atomic_ref<int>(*counter).fetch_add(1, std::memory_order_acq_rel);
 #endif
 }
 

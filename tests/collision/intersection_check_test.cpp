@@ -19,15 +19,13 @@
 #include "kernels/count_edge_triangle_intersections.cuh"
 #include "kernels/runtime/buffer.h"
 #include "kernels/runtime/errors.h"
+#include "math_test_support.h"
 #include "test_support.h"
 
 namespace weft {
 namespace {
 
-unsigned testSeed() {
-  if (const char* s = std::getenv("WEFT_TEST_SEED")) return unsigned(std::strtoul(s, nullptr, 10));
-  return std::random_device{}();
-}
+using test::testSeed;  // math_test_support.h
 
 using Pairs = std::vector<std::pair<int, int>>;
 

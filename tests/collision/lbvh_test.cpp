@@ -21,15 +21,13 @@
 #include "kernels/runtime/buffer.h"
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/launch.h"
+#include "math_test_support.h"
 #include "test_support.h"
 
 namespace weft {
 namespace {
 
-unsigned testSeed() {
-  if (const char* s = std::getenv("WEFT_TEST_SEED")) return unsigned(std::strtoul(s, nullptr, 10));
-  return std::random_device{}();
-}
+using test::testSeed;  // math_test_support.h
 
 // ---- Inputs ------------------------------------------------------------------------------------
 

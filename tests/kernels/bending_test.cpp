@@ -11,51 +11,14 @@
 #include <cmath>
 #include <functional>
 #include <numbers>
-#include <random>
+
+#include "math_test_support.h"
 
 namespace weft {
 namespace {
 
-using Vec3d = Eigen::Vector3d;
-using Mat3d = Eigen::Matrix3d;
+using namespace test;                // math_test_support.h
 using Hinge = std::array<Vec3d, 4>;  // (o0, o1, v0, v1)
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3 toFloat(const Vec3d& v) {
-  return {float(v.x()), float(v.y()), float(v.z())};
-}
-/// Rounds through float. The volatile keeps the rounding: GCC 12.2 at -O2 (SLP vectorizer) drops
-/// a double→float→double round trip of neighbouring vector components.
-double roundToFloat(double v) {
-  volatile float f = float(v);
-  return f;
-}
-Vec3d roundToFloat(const Vec3d& v) {
-  return {roundToFloat(v.x()), roundToFloat(v.y()), roundToFloat(v.z())};
-}
-Mat3d toEigen(const Mat33& m) {
-  Mat3d r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r(i, j) = m(i, j);
-  return r;
-}
-
-struct Random {
-  unsigned seed = std::random_device{}();
-  std::mt19937 gen{seed};
-  double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(gen);
-  }
-  Vec3d vec(double lo, double hi) { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
-  Mat3d rotation() {
-    const Eigen::Quaterniond q(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
-    return q.normalized().toRotationMatrix();
-  }
-};
-
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
 
 // ---- Double-precision reference (cloth_vbd_spec §5.4) -----------------------------------------
 
@@ -87,33 +50,6 @@ double referenceDamping(const Hinge& x, const Hinge& p, const Material& m) {
 }
 
 using Energy = std::function<double(const Hinge&)>;
-
-Vec3d finiteDifferenceGradient(const Energy& energy, Hinge x, int slot, double h) {
-  Vec3d g;
-  for (int i = 0; i < 3; ++i) {
-    const double x0 = x[slot][i];
-    x[slot][i] = x0 + h;
-    const double plus = energy(x);
-    x[slot][i] = x0 - h;
-    const double minus = energy(x);
-    x[slot][i] = x0;
-    g[i] = (plus - minus) / (2.0 * h);
-  }
-  return g;
-}
-
-Mat3d finiteDifferenceHessian(const Energy& energy, const Hinge& x, int slot, double h) {
-  Mat3d H;
-  for (int j = 0; j < 3; ++j) {
-    Hinge plus = x, minus = x;
-    plus[slot][j] += h;
-    minus[slot][j] -= h;
-    H.col(j) = (finiteDifferenceGradient(energy, plus, slot, h) -
-                finiteDifferenceGradient(energy, minus, slot, h)) /
-               (2.0 * h);
-  }
-  return H;
-}
 
 /// A well-conditioned hinge at float precision: wings well away from the edge line, |θ| < 2.8
 /// (finite differences stay clear of the ±π branch cut), at a random scale and placement.

@@ -12,54 +12,15 @@
 #include <array>
 #include <cmath>
 #include <numbers>
-#include <random>
+
+#include "math_test_support.h"
 
 namespace weft {
 namespace {
 
-using Vec3d = Eigen::Vector3d;
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3 toFloat(const Vec3d& v) {
-  return {float(v.x()), float(v.y()), float(v.z())};
-}
-/// Rounds through float (volatile: GCC's SLP vectorizer may drop a double→float→double trip).
-double roundToFloat(double v) {
-  volatile float f = float(v);
-  return f;
-}
-Vec3d roundToFloat(const Vec3d& v) {
-  return {roundToFloat(v.x()), roundToFloat(v.y()), roundToFloat(v.z())};
-}
-
-struct Random {
-  unsigned seed = std::random_device{}();
-  std::mt19937 gen{seed};
-  double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(gen);
-  }
-  Vec3d vec(double lo, double hi) { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
-  Vec3d unit() {
-    for (;;) {
-      const Vec3d v = vec(-1, 1);
-      if (v.norm() > 0.1 && v.norm() < 1.0) return v.normalized();
-    }
-  }
-  /// A unit vector perpendicular to n.
-  Vec3d unitPerpendicular(const Vec3d& n) { return n.cross(unit()).normalized(); }
-  double sign() { return uniform(0, 1) < 0.5 ? -1.0 : 1.0; }
-};
-
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
+using namespace test;  // math_test_support.h
 
 // ---- Exact references in double ----------------------------------------------------------------
-
-double segmentParameter(const Vec3d& p, const Vec3d& a, const Vec3d& b) {
-  const double len2 = (b - a).squaredNorm();
-  return len2 > 0 ? std::clamp((p - a).dot(b - a) / len2, 0.0, 1.0) : 0.0;
-}
 
 struct TriangleReference {
   Vec3d point, barycentric;
@@ -120,13 +81,6 @@ SegmentReference referenceSegmentSegment(const Vec3d& p1, const Vec3d& q1, const
 }
 
 // ---- Random geometry --------------------------------------------------------------------------
-
-double smallestAngle(const Vec3d& a, const Vec3d& b, const Vec3d& c) {
-  const auto angle = [](const Vec3d& u, const Vec3d& v) {
-    return std::acos(std::clamp(u.normalized().dot(v.normalized()), -1.0, 1.0));
-  };
-  return std::min({angle(b - a, c - a), angle(a - b, c - b), angle(a - c, b - c)});
-}
 
 /// A triangle of size ~scale around the origin whose angles are all above 20°.
 std::array<Vec3d, 3> randomTriangle(Random& rng, double scale) {

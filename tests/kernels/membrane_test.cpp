@@ -10,53 +10,15 @@
 #include <array>
 #include <cmath>
 #include <functional>
-#include <random>
 
 #include "kernels/triangle_geometry.h"
+#include "math_test_support.h"
 
 namespace weft {
 namespace {
 
-using Vec3d = Eigen::Vector3d;
-using Mat3d = Eigen::Matrix3d;
+using namespace test;  // math_test_support.h
 using Triangle = std::array<Vec3d, 3>;
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3 toFloat(const Vec3d& v) {
-  return {float(v.x()), float(v.y()), float(v.z())};
-}
-/// Rounds through float. The volatile keeps the rounding: GCC 12.2 at -O2 (SLP vectorizer) drops
-/// a double→float→double round trip of neighbouring vector components.
-double roundToFloat(double v) {
-  volatile float f = float(v);
-  return f;
-}
-Vec3d roundToFloat(const Vec3d& v) {
-  return {roundToFloat(v.x()), roundToFloat(v.y()), roundToFloat(v.z())};
-}
-Mat3d toEigen(const Mat33& m) {
-  Mat3d r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r(i, j) = m(i, j);
-  return r;
-}
-
-struct Random {
-  unsigned seed = std::random_device{}();
-  std::mt19937 gen{seed};
-  double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(gen);
-  }
-  Vec3d vec(double lo, double hi) { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
-  Mat3d rotation() {
-    const Eigen::Quaterniond q(uniform(-1, 1), uniform(-1, 1), uniform(-1, 1), uniform(-1, 1));
-    return q.normalized().toRotationMatrix();
-  }
-};
-
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
 
 /// Rest triangle with float rest data computed by the builder's triangleRestData().
 struct RestTriangle {
@@ -157,33 +119,6 @@ double referenceDamping(const Triangle& x, const Triangle& p, const RestTriangle
 
 using Energy = std::function<double(const Triangle&)>;
 
-Vec3d finiteDifferenceGradient(const Energy& energy, Triangle x, int slot, double h) {
-  Vec3d g;
-  for (int i = 0; i < 3; ++i) {
-    const double x0 = x[slot][i];
-    x[slot][i] = x0 + h;
-    const double plus = energy(x);
-    x[slot][i] = x0 - h;
-    const double minus = energy(x);
-    x[slot][i] = x0;
-    g[i] = (plus - minus) / (2.0 * h);
-  }
-  return g;
-}
-
-Mat3d finiteDifferenceHessian(const Energy& energy, const Triangle& x, int slot, double h) {
-  Mat3d H;
-  for (int j = 0; j < 3; ++j) {
-    Triangle plus = x, minus = x;
-    plus[slot][j] += h;
-    minus[slot][j] -= h;
-    H.col(j) = (finiteDifferenceGradient(energy, plus, slot, h) -
-                finiteDifferenceGradient(energy, minus, slot, h)) /
-               (2.0 * h);
-  }
-  return H;
-}
-
 ForceHessian evaluate(int slot, const Triangle& x, const Triangle& p, const RestTriangle& rest,
                       const Material& m) {
   return membraneForceHessian(slot, toFloat(x[0]), toFloat(x[1]), toFloat(x[2]), toFloat(p[0]),
@@ -194,13 +129,6 @@ ForceHessian evaluate(int slot, const Triangle& x, const Triangle& p, const Rest
 Material randomMaterial(Random& rng) {
   return {rng.uniform(1e2, 1e4), rng.uniform(1e2, 1e4), rng.uniform(0.1, 10.0),
           rng.uniform(1e-3, 1e-2)};
-}
-
-void expectSymmetricPsd(const Mat3d& H) {
-  const double scale = H.norm();
-  EXPECT_LE((H - H.transpose()).norm(), 1e-6 * scale) << H;
-  const Eigen::SelfAdjointEigenSolver<Mat3d> eig(0.5 * (H + H.transpose()));
-  EXPECT_GE(eig.eigenvalues().minCoeff(), -1e-5 * scale) << H;
 }
 
 TEST(Membrane, ForceIsNegativeEnergyGradient) {

@@ -10,53 +10,13 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <functional>
-#include <random>
+
+#include "math_test_support.h"
 
 namespace weft {
 namespace {
 
-using Vec3d = Eigen::Vector3d;
-using Mat3d = Eigen::Matrix3d;
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3 toFloat(const Vec3d& v) {
-  return {float(v.x()), float(v.y()), float(v.z())};
-}
-/// Rounds through float. The volatile keeps the rounding: GCC 12.2 at -O2 (SLP vectorizer) drops
-/// a double→float→double round trip of neighbouring vector components.
-double roundToFloat(double v) {
-  volatile float f = float(v);
-  return f;
-}
-Vec3d roundToFloat(const Vec3d& v) {
-  return {roundToFloat(v.x()), roundToFloat(v.y()), roundToFloat(v.z())};
-}
-Mat3d toEigen(const Mat33& m) {
-  Mat3d r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r(i, j) = m(i, j);
-  return r;
-}
-
-struct Random {
-  unsigned seed = std::random_device{}();
-  std::mt19937 gen{seed};
-  double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(gen);
-  }
-  Vec3d vec(double lo, double hi) { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
-  Vec3d unit() {
-    for (;;) {
-      const Vec3d v = vec(-1, 1);
-      if (v.norm() > 0.1 && v.norm() < 1.0) return v.normalized();
-    }
-  }
-  double sign() { return uniform(0, 1) < 0.5 ? -1.0 : 1.0; }
-};
-
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
+using namespace test;  // math_test_support.h
 
 /// One contact: everything at float precision so that the double reference sees the same inputs.
 struct Contact {
@@ -159,13 +119,6 @@ Mat3d finiteDifferenceHessian(const Potential& e, const Vec3d& x, double h) {
         (finiteDifferenceGradient(e, plus, h) - finiteDifferenceGradient(e, minus, h)) / (2.0 * h);
   }
   return H;
-}
-
-void expectSymmetricPsd(const Mat3d& H) {
-  const double scale = H.norm();
-  EXPECT_LE((H - H.transpose()).norm(), 1e-6 * scale) << H;
-  const Eigen::SelfAdjointEigenSolver<Mat3d> eig(0.5 * (H + H.transpose()));
-  EXPECT_GE(eig.eigenvalues().minCoeff(), -1e-5 * scale) << H;
 }
 
 TEST(ParticleShapeContact, ForceIsNegativePotentialGradient) {

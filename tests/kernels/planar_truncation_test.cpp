@@ -14,9 +14,9 @@
 #include <array>
 #include <cmath>
 #include <numbers>
-#include <random>
 #include <vector>
 
+#include "math_test_support.h"
 #include "test_support.h"
 
 #if defined(__CUDACC__)
@@ -28,50 +28,12 @@
 namespace weft {
 namespace {
 
-using Vec3d = Eigen::Vector3d;
+using namespace test;  // math_test_support.h
 using Stencil = std::array<Vec3d, 4>;
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3 toFloat(const Vec3d& v) {
-  return {float(v.x()), float(v.y()), float(v.z())};
-}
-/// Rounds through float (volatile: GCC's SLP vectorizer may drop a double→float→double trip).
-double roundToFloat(double v) {
-  volatile float f = float(v);
-  return f;
-}
-Vec3d roundToFloat(const Vec3d& v) {
-  return {roundToFloat(v.x()), roundToFloat(v.y()), roundToFloat(v.z())};
-}
-
-struct Random {
-  unsigned seed = std::random_device{}();
-  std::mt19937 gen{seed};
-  double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(gen);
-  }
-  Vec3d vec(double lo, double hi) { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
-  Vec3d unit() {
-    for (;;) {
-      const Vec3d v = vec(-1, 1);
-      if (v.norm() > 0.1 && v.norm() < 1.0) return v.normalized();
-    }
-  }
-  Vec3d unitPerpendicular(const Vec3d& n) { return n.cross(unit()).normalized(); }
-};
-
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
 
 constexpr float kRelaxation = 0.85f, kParallelEpsilon = 1e-5f;
 
 // ---- Double-precision reference of the plane ----------------------------------------------------
-
-double segmentParameter(const Vec3d& p, const Vec3d& a, const Vec3d& b) {
-  const double len2 = (b - a).squaredNorm();
-  return len2 > 0 ? std::clamp((p - a).dot(b - a) / len2, 0.0, 1.0) : 0.0;
-}
 
 Vec3d referenceClosestOnTriangle(const Vec3d& p, const Vec3d& a, const Vec3d& b, const Vec3d& c) {
   const Vec3d n = (b - a).cross(c - a);
@@ -172,13 +134,6 @@ PairTruncation evaluate(const Case& c, float relaxation = kRelaxation,
 }
 
 // ---- Random pairs ---------------------------------------------------------------------------
-
-double smallestAngle(const Vec3d& a, const Vec3d& b, const Vec3d& c) {
-  const auto angle = [](const Vec3d& u, const Vec3d& v) {
-    return std::acos(std::clamp(u.normalized().dot(v.normalized()), -1.0, 1.0));
-  };
-  return std::min({angle(b - a, c - a), angle(a - b, c - b), angle(a - c, b - c)});
-}
 
 /// A pair of size L ∈ [0.01, 0.1] somewhere in the unit cube, with a gap of at least 0.02·L, and
 /// displacements up to a few gaps: random, biased toward closing on one side, both or neither.

@@ -21,9 +21,9 @@
 #include <cmath>
 #include <functional>
 #include <numbers>
-#include <random>
 #include <vector>
 
+#include "math_test_support.h"
 #include "test_support.h"
 
 #if defined(__CUDACC__)
@@ -35,57 +35,8 @@
 namespace weft {
 namespace {
 
-using Vec3d = Eigen::Vector3d;
-using Mat3d = Eigen::Matrix3d;
+using namespace test;  // math_test_support.h
 using Stencil = std::array<Vec3d, 4>;
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3 toFloat(const Vec3d& v) {
-  return {float(v.x()), float(v.y()), float(v.z())};
-}
-Mat3d toEigen(const Mat33& m) {
-  Mat3d r;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) r(i, j) = m(i, j);
-  return r;
-}
-/// Rounds through float (volatile: GCC's SLP vectorizer may drop a double→float→double trip).
-double roundToFloat(double v) {
-  volatile float f = float(v);
-  return f;
-}
-Vec3d roundToFloat(const Vec3d& v) {
-  return {roundToFloat(v.x()), roundToFloat(v.y()), roundToFloat(v.z())};
-}
-
-struct Random {
-  unsigned seed = std::random_device{}();
-  std::mt19937 gen{seed};
-  double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(gen);
-  }
-  Vec3d vec(double lo, double hi) { return {uniform(lo, hi), uniform(lo, hi), uniform(lo, hi)}; }
-  Vec3d unit() {
-    for (;;) {
-      const Vec3d v = vec(-1, 1);
-      if (v.norm() > 0.1 && v.norm() < 1.0) return v.normalized();
-    }
-  }
-  Vec3d unitPerpendicular(const Vec3d& n) { return n.cross(unit()).normalized(); }
-  double sign() { return uniform(0, 1) < 0.5 ? -1.0 : 1.0; }
-  double logUniform(double lo, double hi) { return std::exp(uniform(std::log(lo), std::log(hi))); }
-};
-
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
-
-void expectSymmetricPsd(const Mat3d& H) {
-  const double scale = H.norm();
-  EXPECT_LE((H - H.transpose()).norm(), 1e-6 * scale) << H;
-  const Eigen::SelfAdjointEigenSolver<Mat3d> eig(0.5 * (H + H.transpose()));
-  EXPECT_GE(eig.eigenvalues().minCoeff(), -1e-5 * scale) << H;
-}
 
 // ---- Double-precision references (cloth_vbd_spec §5.7) ----------------------------------------
 
@@ -102,11 +53,6 @@ Barrier referenceBarrier(double d, double r, double k) {
   if (d > kMinDistance) return {kTau2 * (0.5 - std::log(d / tau)), -kTau2 / d, kTau2 / (d * d)};
   const double g = d - 2 * kMinDistance, m2 = kMinDistance * kMinDistance;
   return {kTau2 * (g * g / (2 * m2) - std::log(kMinDistance / tau)), kTau2 * g / m2, kTau2 / m2};
-}
-
-double segmentParameter(const Vec3d& p, const Vec3d& a, const Vec3d& b) {
-  const double len2 = (b - a).squaredNorm();
-  return len2 > 0 ? std::clamp((p - a).dot(b - a) / len2, 0.0, 1.0) : 0.0;
 }
 
 /// Closest point of a triangle: the face projection if inside, else the best edge. Returns the
@@ -411,31 +357,6 @@ double frictionPotential(const Pair& pair, const Frame& frame, const Stencil& y)
   return pair.friction * load * f0;
 }
 
-Vec3d gradientAt(const Potential& e, Stencil y, int vertex, double h) {
-  Vec3d g;
-  for (int i = 0; i < 3; ++i) {
-    const double y0 = y[size_t(vertex)][i];
-    y[size_t(vertex)][i] = y0 + h;
-    const double plus = e(y);
-    y[size_t(vertex)][i] = y0 - h;
-    const double minus = e(y);
-    y[size_t(vertex)][i] = y0;
-    g[i] = (plus - minus) / (2 * h);
-  }
-  return g;
-}
-
-Mat3d hessianBlockAt(const Potential& e, const Stencil& y, int vertex, double h) {
-  Mat3d H;
-  for (int j = 0; j < 3; ++j) {
-    Stencil plus = y, minus = y;
-    plus[size_t(vertex)][j] += h;
-    minus[size_t(vertex)][j] -= h;
-    H.col(j) = (gradientAt(e, plus, vertex, h) - gradientAt(e, minus, vertex, h)) / (2 * h);
-  }
-  return H;
-}
-
 /// The relative precision of a float gap direction: the closest points carry rounding of the
 /// coordinates' size, ~1e-7·L, so n = gap/d is good to ~1e-7·L/d (a factor 20 for the solve of
 /// the edge parameters). Negligible in the band and log regimes, ~1e-3 at d ~ 1e-5 with
@@ -555,7 +476,7 @@ TEST(SelfContact, ElasticForceIsNegativeEnergyGradient) {
         std::array<Vec3d, 4> expected;
         double scale = 0;
         for (int j = 0; j < 4; ++j) {
-          expected[size_t(j)] = -gradientAt(energy, pair.x, j, h);
+          expected[size_t(j)] = -finiteDifferenceGradient(energy, pair.x, j, h);
           scale = std::max(scale, expected[size_t(j)].norm());
         }
         SCOPED_TRACE(::testing::Message()
@@ -604,14 +525,15 @@ TEST(SelfContact, ElasticHessianIsGaussNewtonBlock) {
           const double tolerance = (1e-3 + 2 * directionPrecision(pair)) * barrier.d2E;
           // E''·b²·nnᵀ, which is ∇²E − E'·∇²d (the curvature of the distance dropped).
           EXPECT_LE((hessian - gaussNewton).norm(), tolerance) << "vertex " << j;
-          const Mat3d fromDifferences = hessianBlockAt(energy, pair.x, j, h) -
-                                        barrier.dE * hessianBlockAt(distance, pair.x, j, h);
+          const Mat3d fromDifferences =
+              finiteDifferenceHessian(energy, pair.x, j, h) -
+              barrier.dE * finiteDifferenceHessian(distance, pair.x, j, h);
           EXPECT_LE((fromDifferences - gaussNewton).norm(), tolerance) << "vertex " << j;
           expectSymmetricPsd(hessian);
         }
         // Over a face, d is linear in the vertex, so its block is the exact second derivative.
         if (kind == PairKind::VertexTriangle && pair.region == kTriangleRegionFace) {
-          const Mat3d exact = hessianBlockAt(energy, pair.x, 3, h);
+          const Mat3d exact = finiteDifferenceHessian(energy, pair.x, 3, h);
           EXPECT_LE((toEigen(evaluate(pair, 3).hessian) - exact).norm(),
                     (1e-3 + 2 * directionPrecision(pair)) * exact.norm());
         }
@@ -685,8 +607,8 @@ TEST(SelfContact, DampingAndFrictionAreNegativeLaggedPotentialGradients) {
         const ForceHessian base = evaluate(elasticOnly, j);
         const Vec3d dampingForce = toEigen(evaluate(withDamping, j).force - base.force);
         const Vec3d frictionForce = toEigen(evaluate(withFriction, j).force - base.force);
-        const Vec3d expectedDamping = -gradientAt(damping, pair.x, j, h);
-        const Vec3d expectedFriction = -gradientAt(friction, pair.x, j, h);
+        const Vec3d expectedDamping = -finiteDifferenceGradient(damping, pair.x, j, h);
+        const Vec3d expectedFriction = -finiteDifferenceGradient(friction, pair.x, j, h);
         // The differences carry the rounding of the (larger) elastic force.
         const double rounding = 1e-6 * toEigen(base.force).norm();
         const double relative = 2e-3 + 2 * directionPrecision(pair);

@@ -11,42 +11,14 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
-#include <random>
 #include <vector>
+
+#include "math_test_support.h"
 
 namespace weft {
 namespace {
 
-using Vec3d = Eigen::Vector3d;
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
-}
-Vec3 toFloat(const Vec3d& v) {
-  return {float(v.x()), float(v.y()), float(v.z())};
-}
-/// Rounds through float. The volatile keeps the rounding: GCC 12.2 at -O2 (SLP vectorizer) drops
-/// a double→float→double round trip of neighbouring vector components.
-double roundToFloat(double v) {
-  volatile float f = float(v);
-  return f;
-}
-Vec3d roundToFloat(const Vec3d& v) {
-  return {roundToFloat(v.x()), roundToFloat(v.y()), roundToFloat(v.z())};
-}
-
-struct Random {
-  unsigned seed = std::random_device{}();
-  std::mt19937 gen{seed};
-  double uniform(double lo, double hi) {
-    return std::uniform_real_distribution<double>(lo, hi)(gen);
-  }
-  Vec3d vec(const Vec3d& lo, const Vec3d& hi) {
-    return {uniform(lo.x(), hi.x()), uniform(lo.y(), hi.y()), uniform(lo.z(), hi.z())};
-  }
-};
-
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
+using namespace test;  // math_test_support.h
 
 // ---- Brute-force references --------------------------------------------------------------------
 

@@ -15,6 +15,8 @@
 #include <numbers>
 
 #include "collision/intersection_check.h"
+#include "math_test_support.h"
+#include "scene_test_support.h"
 #include "scenes/scene.h"
 #include "solver/coloring.h"
 #include "solver/simulation.h"
@@ -25,6 +27,7 @@ namespace {
 
 using Vec3d = Eigen::Vector3d;
 using Quatd = Eigen::Quaterniond;
+using test::toEigen;  // math_test_support.h
 
 constexpr double kPi = std::numbers::pi;
 
@@ -35,10 +38,6 @@ const Scene& franka() {
 const ModelDesc& tubeDesc() {
   static const ModelDesc desc = franka().build({});
   return desc;
-}
-
-Vec3d toEigen(const Vec3& v) {
-  return {v.x, v.y, v.z};
 }
 
 /// Pose of shape s at time t, read from its samples as the solver does (kernels/kinematics.h).
@@ -386,21 +385,7 @@ TEST(ClothFranka, MeshTransformFlagsReplaceTheShirtPlacement) {
 /// Runs `frames` frames and expects every scene check, zero self-intersections and complete
 /// contact lists.
 void expectRunPassesChecks(const Device& device, int frames) {
-  const Scene& scene = franka();
-  const ModelDesc& desc = tubeDesc();
-  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
-  IntersectionCounter intersections(device, desc.numParticles(), desc.triangles, desc.edges);
-  for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, frames})) {
-    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
-    std::printf("  %s %s: %s\n", c.pass ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
-  }
-  EXPECT_EQ(intersections.count(sim.state().positions.data()), 0);
-  const Simulation::ContactReport& contacts = sim.contactReport();
-  EXPECT_LE(contacts.lastFrame.maxVertexTriangle, contacts.vertexTriangleCapacity);
-  EXPECT_LE(contacts.lastFrame.maxEdgeEdge, contacts.edgeEdgeCapacity);
-  EXPECT_LE(contacts.lastFrame.maxTriangleVertex, contacts.triangleVertexCapacity);
+  test::expectRunPassesChecks(device, franka(), tubeDesc(), franka().solver, frames);
 }
 
 TEST(ClothFranka, TwoFramesOnCpuPassItsChecks) {

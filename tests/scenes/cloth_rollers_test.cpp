@@ -11,6 +11,7 @@
 #include <numbers>
 
 #include "collision/intersection_check.h"
+#include "scene_test_support.h"
 #include "scenes/scene.h"
 #include "solver/coloring.h"
 #include "solver/simulation.h"
@@ -198,25 +199,10 @@ TEST(ClothRollers, StartsFreeOfSelfIntersections) {
 }
 
 /// Runs `frames` frames, expects every scene check, zero self-intersections and complete contact
-/// lists, and returns the simulated time.
+/// lists, and returns the final positions.
 std::vector<Vec3> expectRunPassesChecks(const Device& device, const SolverOptions& options,
                                         int frames) {
-  const Scene& scene = rollers();
-  const ModelDesc& desc = rollersDesc();
-  Simulation sim(device, desc, options, 1.0 / scene.fps, scene.substeps);
-  IntersectionCounter intersections(device, desc.numParticles(), desc.triangles, desc.edges);
-  for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, frames})) {
-    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
-    std::printf("  %s %s: %s\n", c.pass ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
-  }
-  EXPECT_EQ(intersections.count(sim.state().positions.data()), 0);
-  const Simulation::ContactReport& contacts = sim.contactReport();
-  EXPECT_LE(contacts.lastFrame.maxVertexTriangle, contacts.vertexTriangleCapacity);
-  EXPECT_LE(contacts.lastFrame.maxEdgeEdge, contacts.edgeEdgeCapacity);
-  EXPECT_LE(contacts.lastFrame.maxTriangleVertex, contacts.triangleVertexCapacity);
-  return x;
+  return test::expectRunPassesChecks(device, rollers(), rollersDesc(), options, frames);
 }
 
 TEST(ClothRollers, TwoFramesOnCpuPassTheChecksAndTurnTheRollers) {

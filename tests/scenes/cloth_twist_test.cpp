@@ -5,12 +5,12 @@
 // pass the scene's checks with no self-intersection and no candidate list left overflowing.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <numbers>
 
 #include "collision/intersection_check.h"
+#include "scene_test_support.h"
 #include "scenes/scene.h"
 #include "solver/coloring.h"
 #include "solver/simulation.h"
@@ -19,16 +19,12 @@
 namespace weft {
 namespace {
 
+using test::expectNear;  // scene_test_support.h
+
 constexpr int kSide = 50;
 constexpr double kSpacing = 0.5 / 49.0;  // [m]
 constexpr double kSubstepSeconds = 1.0 / 600.0;
 constexpr double kOmega = std::numbers::pi / 3.0;  // [rad/s]
-
-void expectNear(const Vec3& actual, double x, double y, double z, double tolerance) {
-  EXPECT_NEAR(actual.x, x, tolerance);
-  EXPECT_NEAR(actual.y, y, tolerance);
-  EXPECT_NEAR(actual.z, z, tolerance);
-}
 
 /// Where the reference puts held vertex (i, j) during substep k (from 1): its kernel turns by
 /// θ = ω·t with the time t = (k−1)·dt, and stops once t > 10 s. Column 49 (y = +0.25) turns
@@ -154,19 +150,9 @@ void runAndCheck(const Device& device, int frames) {
   const Scene& scene = findScene("cloth_twist");
   const ModelDesc desc = scene.build({});
   Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
-  const auto start = std::chrono::steady_clock::now();
-  for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  std::printf("[ info     ] cloth_twist: %d frames on %s in %.2f s\n", frames,
-              device.describe().c_str(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-
-  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, frames}))
-    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
-  IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges);
-  EXPECT_EQ(counter.count(sim.state().positions.data()), 0);
-  SelfContactDetector& detector = *sim.scratch().selfContact;
-  EXPECT_TRUE(detector.fits(detector.readStatus()));
+  test::advanceFramesTimed(sim, device, scene.name, frames);
+  const std::vector<Vec3> x =
+      test::expectChecksWithoutSelfIntersection(device, scene, desc, sim, frames);
 
   const long long k = sim.substepCounter();
   EXPECT_EQ(k, (long long)frames * scene.substeps);

@@ -5,11 +5,11 @@
 // candidate list left overflowing.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 
 #include "collision/intersection_check.h"
+#include "scene_test_support.h"
 #include "scenes/scene.h"
 #include "solver/coloring.h"
 #include "solver/simulation.h"
@@ -18,15 +18,11 @@
 namespace weft {
 namespace {
 
+using test::expectNear;  // scene_test_support.h
+
 constexpr int kNumCards = 52;
 constexpr int kParticlesPerCard = 35;  // 5 × 7
 constexpr double kSubstepSeconds = 1.0 / 1200.0;
-
-void expectNear(const Vec3& actual, double x, double y, double z, double tolerance) {
-  EXPECT_NEAR(actual.x, x, tolerance);
-  EXPECT_NEAR(actual.y, y, tolerance);
-  EXPECT_NEAR(actual.z, z, tolerance);
-}
 
 /// The sphere's centre after substep k in the reference: its x advances by 0.5·dt before each
 /// substep, from −0.35.
@@ -164,19 +160,8 @@ void runAndCheck(const Device& device, int frames) {
   const Scene& scene = findScene("poker_cards");
   const ModelDesc desc = scene.build({});
   Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
-  const auto start = std::chrono::steady_clock::now();
-  for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  std::printf("[ info     ] poker_cards: %d frames on %s in %.2f s\n", frames,
-              device.describe().c_str(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-
-  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, frames}))
-    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
-  IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges);
-  EXPECT_EQ(counter.count(sim.state().positions.data()), 0);
-  SelfContactDetector& detector = *sim.scratch().selfContact;
-  EXPECT_TRUE(detector.fits(detector.readStatus()));
+  test::advanceFramesTimed(sim, device, scene.name, frames);
+  test::expectChecksWithoutSelfIntersection(device, scene, desc, sim, frames);
 
   // The last substep's end pose (slot 1) and start pose (slot numShapes + 1) of the sphere.
   const long long k = sim.substepCounter();

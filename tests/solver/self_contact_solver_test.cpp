@@ -4,10 +4,9 @@
 // kernel; CUDA agrees with the CPU.
 #include <gtest/gtest.h>
 
-#include <cstring>
-
 #include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
+#include "math_test_support.h"
 #include "scenes/scene.h"
 #include "solver/cloth_builder.h"
 #include "solver/simulation.h"
@@ -16,15 +15,8 @@
 namespace weft {
 namespace {
 
-bool bitIdentical(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
-}
-
-float maxDifference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
-  float worst = 0.0f;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, length(a[i] - b[i]));
-  return worst;
-}
+using test::bitIdentical;   // math_test_support.h
+using test::maxDifference;  // math_test_support.h
 
 /// Runs `frames` frames, checking after each that the mesh does not intersect itself and that no
 /// particle is below the ground; returns the final positions.

@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 
+#include "math_test_support.h"
 #include "scenes/scene.h"
 #include "solver/cloth_builder.h"
 #include "solver/energy.h"
@@ -54,15 +54,8 @@ std::vector<Vec3> simulate(const Device& device, const ModelDesc& desc, const So
   return sim.positions();
 }
 
-bool bitIdentical(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Vec3)) == 0;
-}
-
-float maxDifference(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
-  float worst = 0.0f;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, length(a[i] - b[i]));
-  return worst;
-}
+using test::bitIdentical;   // math_test_support.h
+using test::maxDifference;  // math_test_support.h
 
 // Implicit Euler free fall: v_{k+1} = v_k + g·dt, x_{k+1} = x_k + v_{k+1}·dt, so after n substeps
 // x_n = x_0 + n·dt·v_0 + g·dt²·n(n+1)/2 — exactly what VBD must produce with no elastic forces.

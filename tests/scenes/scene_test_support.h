@@ -1,0 +1,75 @@
+// Shared helpers for the scene suites: running a scene for some frames on a device and expecting
+// its own checks to pass with zero self-intersections and no overflowing contact list, in the two
+// forms the suites use, and a component-wise comparison of positions. Header-only.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "collision/intersection_check.h"
+#include "scenes/scene.h"
+#include "solver/simulation.h"
+
+namespace weft::test {
+
+/// Expects each component of `actual` to be within `tolerance` of (x, y, z).
+inline void expectNear(const Vec3& actual, double x, double y, double z, double tolerance) {
+  EXPECT_NEAR(actual.x, x, tolerance);
+  EXPECT_NEAR(actual.y, y, tolerance);
+  EXPECT_NEAR(actual.z, z, tolerance);
+}
+
+/// Runs `frames` frames of `desc` with `options` at the scene's rate, and expects every scene
+/// check (each printed), zero self-intersections and complete contact lists (the last frame's
+/// largest counts within the capacities). Returns the final positions.
+inline std::vector<Vec3> expectRunPassesChecks(const Device& device, const Scene& scene,
+                                               const ModelDesc& desc, const SolverOptions& options,
+                                               int frames) {
+  Simulation sim(device, desc, options, 1.0 / scene.fps, scene.substeps);
+  IntersectionCounter intersections(device, desc.numParticles(), desc.triangles, desc.edges);
+  for (int f = 0; f < frames; ++f) sim.advanceFrame();
+  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
+  for (const CheckResult& c : scene.checks({desc, x, v, frames})) {
+    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
+    std::printf("  %s %s: %s\n", c.pass ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
+  }
+  EXPECT_EQ(intersections.count(sim.state().positions.data()), 0);
+  const Simulation::ContactReport& contacts = sim.contactReport();
+  EXPECT_LE(contacts.lastFrame.maxVertexTriangle, contacts.vertexTriangleCapacity);
+  EXPECT_LE(contacts.lastFrame.maxEdgeEdge, contacts.edgeEdgeCapacity);
+  EXPECT_LE(contacts.lastFrame.maxTriangleVertex, contacts.triangleVertexCapacity);
+  return x;
+}
+
+/// Advances `sim` by `frames` frames and prints how long that took ("<name>: N frames on …").
+inline void advanceFramesTimed(Simulation& sim, const Device& device, const std::string& name,
+                               int frames) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int f = 0; f < frames; ++f) sim.advanceFrame();
+  std::printf("[ info     ] %s: %d frames on %s in %.2f s\n", name.c_str(), frames,
+              device.describe().c_str(),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+/// After `frames` frames of `sim` (a run of `desc`, built by `scene`), expects the scene's checks
+/// to pass, the mesh not to intersect itself and every self-contact candidate list to fit.
+/// Returns the final positions.
+inline std::vector<Vec3> expectChecksWithoutSelfIntersection(const Device& device,
+                                                             const Scene& scene,
+                                                             const ModelDesc& desc, Simulation& sim,
+                                                             int frames) {
+  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
+  for (const CheckResult& c : scene.checks({desc, x, v, frames}))
+    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
+  IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges);
+  EXPECT_EQ(counter.count(sim.state().positions.data()), 0);
+  SelfContactDetector& detector = *sim.scratch().selfContact;
+  EXPECT_TRUE(detector.fits(detector.readStatus()));
+  return x;
+}
+
+}  // namespace weft::test
