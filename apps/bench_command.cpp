@@ -153,7 +153,10 @@ std::string markdown(const nlohmann::json& all) {
     const nlohmann::json* best = nullptr;
     for (const auto& r : s["runs"]) best = &r;  // the last run: tuned if there is one
     if (!best || (*best)["breakdown"].empty()) continue;
-    md << "**" << s["scene"].get<std::string>() << "** (" << (*best)["table"].get<std::string>()
+    const std::string table = (*best)["table"].get<std::string>();
+    md << "**" << s["scene"].get<std::string>() << "** ("
+       << table.substr(table.rfind("/tuning/") != std::string::npos ? table.rfind("/tuning/") + 1
+                                                                    : 0)
        << "): ";
     int shown = 0;
     for (const auto& k : (*best)["breakdown"]) {
