@@ -1,5 +1,9 @@
 #include "scenes/scene.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include "kernels/runtime/errors.h"
 
 namespace weft {
@@ -16,6 +20,24 @@ const std::vector<Scene>& allScenes() {
     return list;
   }();
   return scenes;
+}
+
+double sceneOption(const SceneOptions& options, const std::string& key, double defaultValue,
+                   const std::vector<std::string>& known) {
+  for (const auto& [k, v] : options.values) {
+    if (std::find(known.begin(), known.end(), k) != known.end()) continue;
+    std::string list;
+    for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
+    throw Error("unknown scene option '" + k + "' (this scene knows: " +
+                (list.empty() ? "none" : list) + ")");
+  }
+  const auto it = options.values.find(key);
+  if (it == options.values.end()) return defaultValue;
+  char* end = nullptr;
+  const double value = std::strtod(it->second.c_str(), &end);
+  if (end == it->second.c_str() || *end != '\0' || !std::isfinite(value))
+    throw Error("scene option " + key + "=" + it->second + " is not a number");
+  return value;
 }
 
 Quat meshRotation(const SceneOptions& options) {

@@ -5,24 +5,53 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "scenes/checks.h"
 #include "solver/model.h"
 #include "solver/model_desc.h"
+#include "solver/rigid_desc.h"
 
 namespace weft {
 
 /// Options a user may pass to any scene (those a scene does not use are ignored, and the scene's
 /// description says which it uses).
 struct SceneOptions {
+  /// Scene-specific settings from `--scene-option KEY=VALUE` (e.g. cable_pile's layers=4 for the
+  /// reference's benchmark size). A scene rejects keys it does not know (sceneOption()).
+  std::map<std::string, std::string> values;
   std::string meshPath;             // replace the scene's cloth with this OBJ (if it has one)
   float meshScale = 1.0f;           // applied to the OBJ's vertices first
   Vec3 meshRotationDegrees;         // then rotations about x, y, z (in that order) [deg]
   Vec3 meshTranslation;             // then this translation (scene units)
   bool meshTransformGiven = false;  // any of the three was given: the scene's own placement of
                                     // its garment is replaced by this transform
+};
+
+/// Settings of the rigid (AVBD) solver for cable scenes (rigid_avbd_spec §2; compliant ALM).
+struct RigidSolverOptions {
+  int iterations = 5;
+  Vec3 gravity{0.0f, 0.0f, -9.81f};  // [m/s²]
+  float frictionEpsilon = 1e-2f;     // [m/s]; ε_u = frictionEpsilon·dt
+  float gamma = 0.999f;              // per-step retention of the multipliers
+  float jointAlpha = 0.0f;           // stabilization α of joint rows (ALM default 0)
+  float contactAlpha = 0.0f;         // stabilization α of contact rows (ALM default 0)
+  int collideInterval = 1;           // contacts generated every n-th substep (the reference's
+                                     // update_step_interval: 1, or 10 for twist and bundle)
+  int contactCapacity = 64;          // initial contact rows per body (grown on demand)
+};
+
+/// What a cable scene's final checks look at.
+struct RigidCheckInput {
+  const RigidDesc& desc;
+  std::span<const Transform> poses;           // (numBodies) body origin poses
+  std::span<const Vec3> linearVelocities;     // (numBodies) COM velocities
+  std::span<const Vec3> angularVelocities;    // (numBodies)
+  long long frames = 0;
+  double seconds = 0.0;                       // simulated time
 };
 
 struct Scene {
@@ -41,6 +70,10 @@ struct Scene {
                               // first tuneWindowFrames frames (the last one without self-contact)
   std::function<ModelDesc(const SceneOptions&)> build;
   std::function<std::vector<CheckResult>(const CheckInput&)> checks;
+  // Cable scenes (cable = true) build a rigid model instead, and check bodies.
+  RigidSolverOptions rigidSolver;
+  std::function<RigidDesc(const SceneOptions&)> buildRigid;
+  std::function<std::vector<CheckResult>(const RigidCheckInput&)> rigidChecks;
 };
 
 /// All scenes, in a stable order.
@@ -57,6 +90,11 @@ Scene makePokerCardsScene();
 Scene makeClothTwistScene();
 Scene makeClothFrankaScene();
 Scene makeClothRollersScene();
+
+/// Reads scene option `key` as a number (the default when absent). Throws weft::Error when the
+/// value is not a number, or when `options` holds a key not in `known` (naming the valid keys).
+double sceneOption(const SceneOptions& options, const std::string& key, double defaultValue,
+                   const std::vector<std::string>& known);
 
 /// The rotation of SceneOptions::meshRotationDegrees (x, then y, then z).
 Quat meshRotation(const SceneOptions& options);
