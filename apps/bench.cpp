@@ -8,6 +8,7 @@
 #include "kernels/runtime/launch.h"
 #include "kernels/runtime/timer.h"
 #include "scenes/scene.h"
+#include "scenes/scene_runner.h"
 #include "tuning/tuner.h"
 
 namespace weft {
@@ -45,26 +46,28 @@ double measureGraphNodeLatency(Device& device, int nodes, int repetitions) {
 
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel) {
   const Scene& scene = findScene(options.scene);
-  const ModelDesc desc = scene.build(SceneOptions{});
-  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
 
   BenchResult r;
   r.scene = scene.name;
   r.table = tableLabel;
   r.backend = std::string(backendName(device.backend()));
-  r.particles = desc.numParticles();
-  r.triangles = desc.numTriangles();
+  r.size = sim->sizeLabel();
+  r.elements = sim->elementCount();
   r.substeps = scene.substeps;
-  r.iterations = scene.solver.iterations;
+  r.iterations = sim->iterations();
 
   // Warm up to the measurement frame (the tuner's), and keep that state.
-  MeasurementState start =
-      runToMeasurementFrame(device, sim, scene.solver.selfContact.enabled, scene.tuneWindowFrames);
+  MeasurementState start = runToMeasurementFrame(device, *sim, scene.tuneWindowFrames);
   r.measurementFrame = start.frame;
 
-  // One substep as a graph (on the CPU: the same calls, run directly).
-  FrameGraph substep(device);
-  substep.capture([&] { sim.solver().step(sim.state(), sim.scratch()); });
+  // Each substep of a frame as its own graph (on the CPU: the same calls, run directly): cable
+  // scenes detect contacts only in some substeps, so "a substep" is the average over a frame.
+  std::vector<std::unique_ptr<FrameGraph>> substeps;
+  for (int s = 0; s < scene.substeps; ++s) {
+    substeps.push_back(std::make_unique<FrameGraph>(device));
+    substeps.back()->capture([&sim, s] { sim->launchSubstep(s); });
+  }
   DeviceTimer timer(device);
   std::vector<double> substepUs, frameUs;
   for (int rep = 0; rep < std::max(options.repetitions, 1); ++rep) {
@@ -72,14 +75,14 @@ BenchResult benchScene(Device& device, const BenchOptions& options, const std::s
     double sum = 0.0;
     for (int s = 0; s < scene.substeps; ++s) {
       timer.start();
-      substep.replay();
+      substeps[size_t(s)]->replay();
       timer.stop();
       sum += 1000.0 * timer.elapsedMs();
     }
     substepUs.push_back(sum / scene.substeps);
     start.snapshot->restore();
-    sim.advanceFrame();  // the frame graph (captured on the first repetition)
-    frameUs.push_back(1000.0 * sim.lastFrameMs());
+    sim->advanceFrame();  // the frame graph (captured on the first repetition)
+    frameUs.push_back(1000.0 * sim->lastFrameMs());
   }
   start.snapshot->restore();
   r.usPerSubstep = spreadOf(substepUs);
@@ -87,7 +90,7 @@ BenchResult benchScene(Device& device, const BenchOptions& options, const std::s
 
   // Launches of one substep, each timed alone at the size in effect.
   if (device.isCuda()) {
-    const std::vector<RecordedLaunch> launches = recordStep(device, sim);
+    const std::vector<RecordedLaunch> launches = recordStep(device, *sim);
     std::map<KernelId, KernelShare> shares;
     for (const RecordedLaunch& l : launches) {
       r.launchesPerSubstep += l.timesPerStep;

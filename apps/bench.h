@@ -34,7 +34,8 @@ struct BenchResult {
   std::string scene;
   std::string table;  // "built-in defaults" or the table file
   std::string backend;
-  int particles = 0, triangles = 0;
+  std::string size;  // "1820 particles" or "4000 bodies"
+  int elements = 0;  // particles or bodies
   int substeps = 0, iterations = 0;
   int measurementFrame = 0;
   int launchesPerSubstep = 0;          // kernel launches of one substep (CUDA; 0 on the CPU)

@@ -100,7 +100,8 @@ std::string markdown(const nlohmann::json& all) {
      << "| repetitions | " << all["repetitions"].get<int>() << " |\n\n";
   const bool cpu = all["backend"] == "cpu";
   md << "Method: each scene runs to its measurement frame (the densest self-contact frame of its "
-        "tuning window); "
+        "tuning window; cable scenes: the last frame of the window, settled); a substep is the "
+        "average over the substeps of a frame; "
      << (cpu ? "one substep and one frame are run from that state and timed with the host clock "
                "(CPU backend), "
              : "one substep and one frame are captured as CUDA graphs and replayed from that "
@@ -109,7 +110,7 @@ std::string markdown(const nlohmann::json& all) {
         "launches per substep × the graph-node latency: what the step would cost if every kernel "
         "did no work. Reference: Newton @41a5392 SolverVBD on the same GPU model, one step = one "
         "substep replayed as a CUDA graph (../shared/docs/DESIGN.md, measured 2026-11-21).\n\n";
-  md << "| scene | particles | substeps × iterations | µs/substep built-in | µs/substep tuned | "
+  md << "| scene | size | substeps × iterations | µs/substep built-in | µs/substep tuned | "
         "speed-up | µs/frame tuned | launches/substep | floor µs | reference µs | vs reference "
         "|\n|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : all["scenes"]) {
@@ -118,7 +119,7 @@ std::string markdown(const nlohmann::json& all) {
     const nlohmann::json* tuned = nullptr;
     for (const auto& r : runs) (r["table"] == "built-in defaults" ? def : tuned) = &r;
     const nlohmann::json* best = tuned ? tuned : def;
-    md << "| " << s["scene"].get<std::string>() << " | " << s["particles"].get<int>() << " | "
+    md << "| " << s["scene"].get<std::string>() << " | " << s["size"].get<std::string>() << " | "
        << s["substeps"].get<int>() << " × " << s["iterations"].get<int>() << " | "
        << (def ? fixed((*def)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
                      fixed((*def)["us_per_substep"]["spread_percent"].get<double>(), 1) + "%)"
@@ -234,7 +235,8 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
       b.scene = name;
       b.repetitions = options.repetitions;
       const BenchResult r = benchScene(*device, b, t.label);
-      s["particles"] = r.particles;
+      s["size"] = r.size;
+      s["elements"] = r.elements;
       s["substeps"] = r.substeps;
       s["iterations"] = r.iterations;
       s["runs"].push_back(toJson(r));

@@ -21,6 +21,7 @@
 #include "kernels/runtime/graph.h"
 #include "kernels/runtime/timer.h"
 #include "scenes/scene.h"
+#include "scenes/scene_runner.h"
 #include "solver/cloth_builder.h"
 #include "solver/contact_filter.h"
 #include "tuning/table_selection.h"
@@ -115,27 +116,30 @@ void SceneSubstep(benchmark::State& state, const std::string& sceneName) {
                                                 device->gpu().identity.ccMajor,
                                                 device->gpu().identity.ccMinor));
   const Scene& scene = findScene(sceneName);
-  const ModelDesc desc = scene.build(SceneOptions{});
-  Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
-  MeasurementState start =
-      runToMeasurementFrame(*device, sim, scene.solver.selfContact.enabled, scene.tuneWindowFrames);
-  FrameGraph substep(*device);
-  substep.capture([&] { sim.solver().step(sim.state(), sim.scratch()); });
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(*device, scene);
+  MeasurementState start = runToMeasurementFrame(*device, *sim, scene.tuneWindowFrames);
+  // One graph per substep of a frame (cable scenes detect contacts in some substeps only).
+  std::vector<std::unique_ptr<FrameGraph>> substeps;
+  for (int s = 0; s < scene.substeps; ++s) {
+    substeps.push_back(std::make_unique<FrameGraph>(*device));
+    substeps.back()->capture([&sim, s] { sim->launchSubstep(s); });
+  }
   DeviceTimer timer(*device);
   int step = 0;
   for (auto _ : state) {
-    if (step++ % scene.substeps == 0) {
+    const int s = step++ % scene.substeps;
+    if (s == 0) {
       state.PauseTiming();
       start.snapshot->restore();
       state.ResumeTiming();
     }
     timer.start();
-    substep.replay();
+    substeps[size_t(s)]->replay();
     timer.stop();
     state.SetIterationTime(timer.elapsedMs() * 1e-3);
   }
-  state.counters["particles"] = desc.numParticles();
-  state.SetLabel(device->gpu().identity.name + ", " +
+  state.counters["elements"] = sim->elementCount();
+  state.SetLabel(device->gpu().identity.name + ", " + sim->sizeLabel() + ", " +
                  (table.table
                       ? table.table->sourcePath.substr(table.table->sourcePath.rfind('/') + 1)
                       : std::string("built-in sizes")));

@@ -9,7 +9,8 @@
 namespace weft {
 
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{"weft: Vertex Block Descent cloth on CUDA and CPU, with tuned launch tables"};
+  CLI::App app{
+      "weft: Vertex Block Descent cloth and AVBD cables on CUDA and CPU, with tuned launch tables"};
   app.require_subcommand(1);
   app.footer("Run `weft SUBCOMMAND --help` for a subcommand's options.");
 
@@ -38,6 +39,9 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->add_option("--mesh-translate", run.meshTranslate,
                    "then translate the --mesh by X Y Z (scene units)")
       ->expected(3);
+  runCmd->add_option("--scene-option", run.sceneOptions,
+                     "scene setting KEY=VALUE, repeatable (e.g. cable_pile layers=4; `weft scenes` "
+                     "lists each scene's)");
   runCmd->add_flag("--debug-launches", run.debugLaunches,
                    "synchronize and log every kernel launch (also WEFT_DEBUG_LAUNCHES=1)");
   runCmd->add_flag("!--no-graph", run.useGraphs, "launch substeps directly, without CUDA graphs");

@@ -27,6 +27,7 @@ struct RunOptions {
   float meshScale = 1.0f;            // --mesh-scale
   std::vector<float> meshRotate;     // --mesh-rotate RX RY RZ [deg]
   std::vector<float> meshTranslate;  // --mesh-translate X Y Z
+  std::vector<std::string> sceneOptions;  // --scene-option KEY=VALUE (repeatable)
   bool debugLaunches = false;
   bool useGraphs = true;
   bool intersectionsEveryFrame = false;  // count self-intersections after every frame

@@ -197,7 +197,144 @@ class ObjSequenceWriter final : public FrameWriter {
   std::vector<std::string> files_;
 };
 
+/// The geometry lines of a shape prim (the shape's own placement comes as xform ops).
+void writeShapeGeometry(FILE* f, const ShapeGeometry& g, const std::string& name) {
+  switch (g.type) {
+    case ShapeType::Plane:
+      std::fprintf(f,
+                   "    def Mesh \"%s\"\n    {\n        int[] faceVertexCounts = [4]\n"
+                   "        int[] faceVertexIndices = [0, 1, 2, 3]\n"
+                   "        point3f[] points = [(-10, -10, 0), (10, -10, 0), (10, 10, 0), "
+                   "(-10, 10, 0)]\n",
+                   name.c_str());
+      break;
+    case ShapeType::Box:
+      std::fprintf(f, "    def Cube \"%s\"\n    {\n        double size = 2\n", name.c_str());
+      break;
+    case ShapeType::Sphere:
+      std::fprintf(f, "    def Sphere \"%s\"\n    {\n        double radius = %.7g\n", name.c_str(),
+                   g.radius);
+      break;
+    case ShapeType::Capsule:
+      std::fprintf(f,
+                   "    def Capsule \"%s\"\n    {\n        uniform token axis = \"Z\"\n"
+                   "        double height = %.7g\n        double radius = %.7g\n",
+                   name.c_str(), 2.0 * g.halfHeight, g.radius);
+      break;
+  }
+}
+
+void writeStaticXform(FILE* f, const Transform& t, const ShapeGeometry& g) {
+  std::fprintf(f, "        double3 xformOp:translate = (%.7g, %.7g, %.7g)\n", t.p.x, t.p.y, t.p.z);
+  std::fprintf(f, "        quatf xformOp:orient = (%.7g, %.7g, %.7g, %.7g)\n", t.q.w, t.q.x, t.q.y,
+               t.q.z);
+  if (g.type == ShapeType::Box) {
+    std::fprintf(f, "        float3 xformOp:scale = (%.7g, %.7g, %.7g)\n", g.halfExtents.x,
+                 g.halfExtents.y, g.halfExtents.z);
+    std::fprintf(f,
+                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
+                 "\"xformOp:orient\", \"xformOp:scale\"]\n");
+  } else {
+    std::fprintf(f,
+                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
+                 "\"xformOp:orient\"]\n");
+  }
+}
+
+class RigidUsdaWriter final : public RigidFrameWriter {
+ public:
+  RigidUsdaWriter(fs::path path, const RigidDesc& desc, double fps)
+      : path_(std::move(path)), desc_(desc), fps_(fps) {
+    FILE* probe = openForWriting(path_);  // fail now, not after the run
+    std::fclose(probe);
+  }
+  ~RigidUsdaWriter() override {
+    if (!written_) {
+      try {
+        finish();
+      } catch (...) {
+      }
+    }
+  }
+  void writeFrame(int frame, std::span<const Transform> poses) override {
+    frames_.push_back(frame);
+    poses_.insert(poses_.end(), poses.begin(), poses.end());
+  }
+  void finish() override {
+    if (written_) return;
+    written_ = true;
+    FILE* f = openForWriting(path_);
+    const int last = frames_.empty() ? 0 : frames_.back();
+    std::fprintf(f,
+                 "#usda 1.0\n(\n    defaultPrim = \"World\"\n    endTimeCode = %d\n"
+                 "    metersPerUnit = 1\n    startTimeCode = 0\n    timeCodesPerSecond = %.9g\n"
+                 "    upAxis = \"Z\"\n)\n\ndef Xform \"World\"\n{\n",
+                 last, fps_);
+    const int bodies = desc_.numBodies();
+    for (size_t s = 0; s < desc_.shapes.size(); ++s) {
+      const RigidShapeDesc& shape = desc_.shapes[s];
+      if (shape.body >= 0) continue;
+      writeShapeGeometry(f, shape.geometry, "static_" + std::to_string(s));
+      writeStaticXform(f, shape.localPose, shape.geometry);
+      std::fprintf(f, "    }\n");
+    }
+    for (int b = 0; b < bodies; ++b) {
+      std::fprintf(f, "    def Xform \"body_%d\"\n    {\n", b);
+      for (int pass = 0; pass < 2; ++pass) {
+        std::fprintf(f, pass == 0 ? "        double3 xformOp:translate.timeSamples = {\n"
+                                  : "        quatf xformOp:orient.timeSamples = {\n");
+        for (size_t k = 0; k < frames_.size(); ++k) {
+          const Transform& t = poses_[k * size_t(bodies) + size_t(b)];
+          if (pass == 0)
+            std::fprintf(f, "            %d: (%.7g, %.7g, %.7g),\n", frames_[k], t.p.x, t.p.y,
+                         t.p.z);
+          else
+            std::fprintf(f, "            %d: (%.7g, %.7g, %.7g, %.7g),\n", frames_[k], t.q.w, t.q.x,
+                         t.q.y, t.q.z);
+        }
+        std::fprintf(f, "        }\n");
+      }
+      std::fprintf(f,
+                   "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
+                   "\"xformOp:orient\"]\n");
+      for (size_t s = 0; s < desc_.shapes.size(); ++s) {
+        const RigidShapeDesc& shape = desc_.shapes[s];
+        if (shape.body != b) continue;
+        writeShapeGeometry(f, shape.geometry, "shape_" + std::to_string(s));
+        writeStaticXform(f, shape.localPose, shape.geometry);
+        std::fprintf(f, "    }\n");
+      }
+      std::fprintf(f, "    }\n");
+    }
+    std::fprintf(f, "}\n");
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) throw Error("writing " + path_.string() + " failed (disk full?)");
+  }
+  std::vector<std::string> files() const override { return {path_.string()}; }
+
+ private:
+  fs::path path_;
+  const RigidDesc& desc_;
+  double fps_;
+  std::vector<int> frames_;
+  std::vector<Transform> poses_;  // (frames x bodies)
+  bool written_ = false;
+};
+
 }  // namespace
+
+std::unique_ptr<RigidFrameWriter> makeRigidFrameWriter(FrameFormat format,
+                                                       const std::string& directory,
+                                                       const std::string& sceneName,
+                                                       const RigidDesc& desc,
+                                                       double framesPerSecond) {
+  if (format == FrameFormat::None) return nullptr;
+  if (format == FrameFormat::Obj)
+    throw Error("--format obj writes cloth meshes; for a cable scene use usda or none");
+  const fs::path dir = prepareDirectory(directory);
+  return std::make_unique<RigidUsdaWriter>(dir / (sceneName + ".usda"), desc, framesPerSecond);
+}
 
 FrameFormat parseFrameFormat(const std::string& text) {
   if (text == "usda") return FrameFormat::Usda;

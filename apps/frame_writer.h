@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "solver/model_desc.h"
+#include "solver/rigid_desc.h"
 
 namespace weft {
 
@@ -34,5 +35,23 @@ class FrameWriter {
 std::unique_ptr<FrameWriter> makeFrameWriter(FrameFormat format, const std::string& directory,
                                              const std::string& sceneName, const ModelDesc& desc,
                                              double framesPerSecond, int plannedFrames);
+
+/// Rigid scenes: each body is an Xform with time-sampled translate/orient holding its shapes, and
+/// static shapes sit at the top level. USD wants every attribute's samples together, so the poses
+/// are kept in memory and the file is written by finish(). Only usda (or none) is supported.
+class RigidFrameWriter {
+ public:
+  virtual ~RigidFrameWriter() = default;
+  virtual void writeFrame(int frame, std::span<const Transform> poses) = 0;
+  virtual void finish() = 0;
+  virtual std::vector<std::string> files() const = 0;
+};
+
+/// A writer for a rigid scene, or null for FrameFormat::None. Throws weft::Error for obj.
+std::unique_ptr<RigidFrameWriter> makeRigidFrameWriter(FrameFormat format,
+                                                       const std::string& directory,
+                                                       const std::string& sceneName,
+                                                       const RigidDesc& desc,
+                                                       double framesPerSecond);
 
 }  // namespace weft

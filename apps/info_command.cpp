@@ -53,10 +53,16 @@ int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err
 int scenesCommand(std::ostream& out, std::ostream& err) {
   try {
     for (const Scene& s : allScenes()) {
-      const ModelDesc desc = s.build(SceneOptions{});
       char counts[128];
-      std::snprintf(counts, sizeof(counts), "%6d particles %6d triangles  %3d frames",
-                    desc.numParticles(), desc.numTriangles(), s.defaultFrames);
+      if (s.cable) {
+        const RigidDesc desc = s.buildRigid(SceneOptions{});
+        std::snprintf(counts, sizeof(counts), "%6d bodies    %6d joints     %3d frames",
+                      desc.numBodies(), desc.numJoints(), s.defaultFrames);
+      } else {
+        const ModelDesc desc = s.build(SceneOptions{});
+        std::snprintf(counts, sizeof(counts), "%6d particles %6d triangles  %3d frames",
+                      desc.numParticles(), desc.numTriangles(), s.defaultFrames);
+      }
       out << s.name;
       for (size_t pad = s.name.size(); pad < 24; ++pad) out << ' ';
       out << counts << "  " << s.description << "\n";

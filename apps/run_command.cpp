@@ -7,6 +7,7 @@
 // at) and exits with code 1.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,7 +21,9 @@
 #include "apps/progress.h"
 #include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
+#include "scenes/cable_checks.h"
 #include "scenes/scene.h"
+#include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
 #include "weft_version.h"
 
@@ -65,6 +68,152 @@ struct Divergence {
   int particle;
 };
 
+/// weft run for a cable scene (RigidSimulation): the same flow as the cloth path below, with
+/// bodies instead of particles.
+int runCableScene(const RunOptions& options, const Scene& scene, const SceneOptions& sceneOptions,
+                  int frames, FrameFormat format, Device& device, const TableSelection& table,
+                  std::ostream& out) {
+  if (!options.meshPath.empty()) throw Error("scene " + scene.name + " has no cloth for --mesh");
+  if (options.profile)
+    throw Error("--profile is for cloth scenes; use `weft bench` for a cable scene's breakdown");
+  if (options.intersectionsEveryFrame)
+    throw Error("--intersections-every-frame is for cloth scenes");
+  const RigidDesc desc = scene.buildRigid(sceneOptions);
+  RigidSimulation sim(device, desc, scene.rigidSolver, 1.0 / scene.fps, scene.substeps,
+                      options.useGraphs);
+  std::unique_ptr<RigidFrameWriter> writer =
+      makeRigidFrameWriter(format, options.outDir, scene.name, desc, scene.fps);
+  std::vector<Transform> poses = sim.poses();
+  std::vector<Vec3> linear = sim.linearVelocities(), angular = sim.angularVelocities();
+  if (writer) writer->writeFrame(0, poses);
+
+  std::vector<double> frameMs;
+  std::optional<Divergence> divergence;
+  ProgressBar progress("weft run " + scene.name, frames);
+  const auto wallStart = std::chrono::steady_clock::now();
+  for (int frame = 1; frame <= frames; ++frame) {
+    sim.advanceFrame();
+    frameMs.push_back(sim.lastFrameMs());
+    poses = sim.poses();
+    linear = sim.linearVelocities();
+    angular = sim.angularVelocities();
+    const RigidCheckInput probe{desc, poses, linear, angular, frame, frame / scene.fps};
+    if (!checkBodiesFinite(probe).pass) {
+      int bad = 0;
+      for (size_t b = 0; b < poses.size(); ++b)
+        if (!std::isfinite(poses[b].p.x + poses[b].p.y + poses[b].p.z + linear[b].x + linear[b].y +
+                           linear[b].z)) {
+          bad = int(b);
+          break;
+        }
+      divergence = Divergence{frame, bad};
+      break;
+    }
+    if (writer) writer->writeFrame(frame, poses);
+    progress.update(frame,
+                    formatFixed(1000.0 * frameMs.back() / scene.substeps, 1) + " us/substep");
+  }
+  progress.finish();
+  const double wallSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+  if (writer) writer->finish();
+
+  std::vector<CheckResult> checks;
+  if (divergence) {
+    checks.push_back({"finite", false,
+                      "body " + std::to_string(divergence->particle) +
+                          " became non-finite at frame " + std::to_string(divergence->frame)});
+  } else {
+    checks = scene.rigidChecks(
+        RigidCheckInput{desc, poses, linear, angular, frames, frames / scene.fps});
+    const RigidSimulation::ContactReport& r = sim.contactReport();
+    const bool complete = r.lastFrameRows <= r.rowCapacity;
+    checks.push_back({"contacts_complete", complete,
+                      complete ? "every contact row of the last frame was stored (" +
+                                     std::to_string(r.lastFrameRows) + " rows, capacity " +
+                                     std::to_string(r.rowCapacity) + ")"
+                               : "the last frame's contact rows overflowed"});
+  }
+  const bool allPass =
+      std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.pass; });
+  const double msPerFrame = median(frameMs);
+  const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
+  const long long framesDone = divergence ? divergence->frame : frames;
+  const RigidSimulation::ContactReport& contacts = sim.contactReport();
+
+  out << "weft run " << scene.name << "\n";
+  out << "  device        " << device.describe()
+      << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
+  out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
+  out << "  model         " << desc.numBodies() << " bodies, " << desc.numJoints() << " joints, "
+      << desc.numShapes() << " shapes, " << sim.model().numColors << " colors"
+      << (sim.model().hasDahl ? ", Dahl friction on" : "") << "\n";
+  out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
+      << scene.rigidSolver.iterations << " iterations at " << scene.fps << " fps, in "
+      << formatFixed(wallSeconds, 2) << " s wall\n";
+  out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
+      << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
+      << (device.isCuda() ? "CUDA events" : "host clock") << ")\n";
+  out << "  contacts      largest detection " << contacts.largestRows << " rows (capacity "
+      << contacts.rowCapacity << "), at most " << contacts.largestPartners
+      << " broad-phase partners per shape\n";
+  for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
+  for (const CheckResult& c : checks)
+    out << "  check         " << (c.pass ? "pass " : "FAIL ") << c.name << ": " << c.detail << "\n";
+  if (writer)
+    for (const std::string& f : writer->files()) out << "  output        " << f << "\n";
+  out << "  result        " << (allPass ? "all checks pass" : "FAILED") << "\n";
+
+  if (!options.summaryPath.empty()) {
+    nlohmann::json j;
+    j["scene"] = scene.name;
+    j["scene_options"] = sceneOptions.values;
+    j["device"] = device.describe();
+    j["backend"] = std::string(backendName(device.backend()));
+    if (device.isCuda()) {
+      j["gpu"] = device.gpu().identity.name;
+      j["driver"] = device.gpu().driverVersion;
+      j["cuda_runtime"] = device.gpu().runtimeVersion;
+    }
+    j["commit"] = WEFT_GIT_COMMIT;
+    j["launch_table"] = {{"in_use", describeTableInUse(table)}, {"reason", table.reason}};
+    j["cuda_graph_per_frame"] = sim.usesGraphs();
+    j["frames"] = framesDone;
+    j["frames_requested"] = frames;
+    j["fps"] = scene.fps;
+    j["substeps_per_frame"] = scene.substeps;
+    j["iterations"] = scene.rigidSolver.iterations;
+    j["bodies"] = desc.numBodies();
+    j["joints"] = desc.numJoints();
+    j["shapes"] = desc.numShapes();
+    j["colors"] = sim.model().numColors;
+    j["us_per_substep_median"] = usPerSubstep;
+    j["ms_per_frame_median"] = msPerFrame;
+    j["frame_ms"] = frameMs;
+    j["wall_seconds"] = wallSeconds;
+    nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object();
+    for (const CheckResult& c : checks) {
+      checkPass[c.name] = c.pass;
+      checkDetail[c.name] = c.detail;
+    }
+    j["checks"] = checkPass;
+    j["check_details"] = checkDetail;
+    j["all_checks_pass"] = allPass;
+    j["diverged"] =
+        divergence ? nlohmann::json{{"frame", divergence->frame}, {"body", divergence->particle}}
+                   : nlohmann::json(nullptr);
+    j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
+    j["contacts"] = {{"largest_rows", contacts.largestRows},
+                     {"last_frame_rows", contacts.lastFrameRows},
+                     {"row_capacity", contacts.rowCapacity},
+                     {"largest_partners", contacts.largestPartners},
+                     {"regrowths", contacts.regrowths}};
+    writeFileAtomically(options.summaryPath, j.dump(2) + "\n");
+    out << "  summary       " << options.summaryPath << "\n";
+  }
+  return allPass ? kExitOk : kExitCheckFailed;
+}
+
 int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   // ---- Validate everything before anything is written -----------------------------------
   const Scene& scene = findScene(options.scene);
@@ -87,6 +236,15 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       options.meshScale != 1.0f || !options.meshRotate.empty() || !options.meshTranslate.empty();
   if (sceneOptions.meshTransformGiven && options.meshPath.empty())
     throw Error("--mesh-scale, --mesh-rotate and --mesh-translate need --mesh FILE.obj");
+  for (const std::string& kv : options.sceneOptions) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--scene-option wants KEY=VALUE, got '" + kv + "'");
+    sceneOptions.values[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  if (scene.cable)
+    return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
+  if (!sceneOptions.values.empty()) throw Error("scene " + scene.name + " takes no --scene-option");
   const ModelDesc desc = scene.build(sceneOptions);
   Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps,
                  options.useGraphs && !options.profile);

@@ -17,6 +17,10 @@ const std::vector<Scene>& allScenes() {
     list.push_back(makeClothTwistScene());
     list.push_back(makeClothFrankaScene());
     list.push_back(makeClothRollersScene());
+    list.push_back(makeCableTwistScene());
+    list.push_back(makeCablePileScene());
+    list.push_back(makeCableBundleHysteresisScene());
+    list.push_back(makeCableYJunctionScene());
     return list;
   }();
   return scenes;
@@ -28,8 +32,8 @@ double sceneOption(const SceneOptions& options, const std::string& key, double d
     if (std::find(known.begin(), known.end(), k) != known.end()) continue;
     std::string list;
     for (const auto& name : known) list += (list.empty() ? "" : ", ") + name;
-    throw Error("unknown scene option '" + k + "' (this scene knows: " +
-                (list.empty() ? "none" : list) + ")");
+    throw Error("unknown scene option '" + k +
+                "' (this scene knows: " + (list.empty() ? "none" : list) + ")");
   }
   const auto it = options.values.find(key);
   if (it == options.values.end()) return defaultValue;

@@ -14,6 +14,7 @@
 #include "solver/model.h"
 #include "solver/model_desc.h"
 #include "solver/rigid_desc.h"
+#include "solver/rigid_model.h"
 
 namespace weft {
 
@@ -31,27 +32,14 @@ struct SceneOptions {
                                     // its garment is replaced by this transform
 };
 
-/// Settings of the rigid (AVBD) solver for cable scenes (rigid_avbd_spec §2; compliant ALM).
-struct RigidSolverOptions {
-  int iterations = 5;
-  Vec3 gravity{0.0f, 0.0f, -9.81f};  // [m/s²]
-  float frictionEpsilon = 1e-2f;     // [m/s]; ε_u = frictionEpsilon·dt
-  float gamma = 0.999f;              // per-step retention of the multipliers
-  float jointAlpha = 0.0f;           // stabilization α of joint rows (ALM default 0)
-  float contactAlpha = 0.0f;         // stabilization α of contact rows (ALM default 0)
-  int collideInterval = 1;           // contacts generated every n-th substep (the reference's
-                                     // update_step_interval: 1, or 10 for twist and bundle)
-  int contactCapacity = 64;          // initial contact rows per body (grown on demand)
-};
-
 /// What a cable scene's final checks look at.
 struct RigidCheckInput {
   const RigidDesc& desc;
-  std::span<const Transform> poses;           // (numBodies) body origin poses
-  std::span<const Vec3> linearVelocities;     // (numBodies) COM velocities
-  std::span<const Vec3> angularVelocities;    // (numBodies)
+  std::span<const Transform> poses;         // (numBodies) body origin poses
+  std::span<const Vec3> linearVelocities;   // (numBodies) COM velocities
+  std::span<const Vec3> angularVelocities;  // (numBodies)
   long long frames = 0;
-  double seconds = 0.0;                       // simulated time
+  double seconds = 0.0;  // simulated time
 };
 
 struct Scene {
@@ -90,6 +78,10 @@ Scene makePokerCardsScene();
 Scene makeClothTwistScene();
 Scene makeClothFrankaScene();
 Scene makeClothRollersScene();
+Scene makeCableTwistScene();
+Scene makeCablePileScene();
+Scene makeCableBundleHysteresisScene();
+Scene makeCableYJunctionScene();
 
 /// Reads scene option `key` as a number (the default when absent). Throws weft::Error when the
 /// value is not a number, or when `options` holds a key not in `known` (naming the valid keys).

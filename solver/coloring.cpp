@@ -52,12 +52,55 @@ void checkInputs(int numParticles, std::span<const Int3> triangles,
     }
 }
 
-/// The coloring graph (see coloring.h). Pairs are stored in both directions with duplicates, then
-/// each vertex's list is deduplicated and sorted; lists are short (a dozen entries on a cloth), so
-/// this is much faster than sorting one global list of edge keys.
-Graph buildGraph(int numParticles, std::span<const Int3> triangles,
-                 std::span<const TriangleMaterial> triangleMaterials, std::span<const Int4> edges,
-                 std::span<const EdgeMaterial> edgeMaterials, bool includeBending) {
+/// Builds the CSR graph of `numNodes` nodes from `forEachPair(visit)`, which calls visit(a, b)
+/// for every pair of nodes that must differ (in any order, duplicates and self-pairs allowed:
+/// both are dropped). Pairs are stored in both directions with duplicates, then each node's list
+/// is deduplicated and sorted; lists are short (a dozen entries on a cloth), so this is much
+/// faster than sorting one global list of edge keys.
+template <typename ForEachPair>
+Graph buildGraph(int numNodes, ForEachPair&& forEachPair) {
+  // Both directions of every distinct-node pair.
+  const auto forEachDirectedPair = [&](auto&& visit) {
+    forEachPair([&](int a, int b) {
+      if (a == b) return;
+      visit(a, b);
+      visit(b, a);
+    });
+  };
+  std::vector<int> rawOffsets(size_t(numNodes) + 1, 0);
+  forEachDirectedPair([&](int a, int) { ++rawOffsets[size_t(a) + 1]; });
+  for (int v = 0; v < numNodes; ++v) rawOffsets[size_t(v) + 1] += rawOffsets[size_t(v)];
+  std::vector<int> raw(size_t(rawOffsets.back()));
+  {
+    std::vector<int> cursor(rawOffsets.begin(), rawOffsets.end() - 1);
+    forEachDirectedPair([&](int a, int b) { raw[size_t(cursor[size_t(a)]++)] = b; });
+  }
+
+  // Deduplicate in place per node (a stamp per neighbour), then sort the short survivor list.
+  Graph graph;
+  graph.offsets.assign(size_t(numNodes) + 1, 0);
+  graph.neighbors.reserve(raw.size() / 2);
+  std::vector<int> seenBy(size_t(numNodes), -1);
+  for (int v = 0; v < numNodes; ++v) {
+    const size_t begin = graph.neighbors.size();
+    for (int k = rawOffsets[size_t(v)]; k < rawOffsets[size_t(v) + 1]; ++k) {
+      const int u = raw[size_t(k)];
+      if (seenBy[size_t(u)] == v) continue;
+      seenBy[size_t(u)] = v;
+      graph.neighbors.push_back(u);
+    }
+    std::sort(graph.neighbors.begin() + std::ptrdiff_t(begin), graph.neighbors.end());
+    graph.offsets[size_t(v) + 1] = int(graph.neighbors.size());
+  }
+  return graph;
+}
+
+/// The particle coloring graph (see coloring.h): the sides of every triangle with energy and,
+/// with includeBending, the six pairs of every hinge stencil with energy.
+Graph buildParticleGraph(int numParticles, std::span<const Int3> triangles,
+                         std::span<const TriangleMaterial> triangleMaterials,
+                         std::span<const Int4> edges, std::span<const EdgeMaterial> edgeMaterials,
+                         bool includeBending) {
   // A triangle is in the graph if it has any membrane energy. The reference tests ke·ka ≠ 0,
   // which leaves triangles with ka = 0 (pure shear) out of the graph although they still couple
   // their vertices; we use ke > 0 || ka > 0 so such triangles are colored correctly.
@@ -67,13 +110,10 @@ Graph buildGraph(int numParticles, std::span<const Int3> triangles,
   const auto hingeHasEnergy = [&](size_t e) {
     return includeBending && (edgeMaterials[e].ke > 0.0f || edgeMaterials[e].kd > 0.0f);
   };
-
-  // Visit every (a, b) pair of every element in the graph; `visit` is called for both directions.
-  const auto forEachPair = [&](auto&& visit) {
+  return buildGraph(numParticles, [&](auto&& visit) {
+    // Boundary hinges have -1 opposite vertices: no pair.
     const auto pair = [&](int a, int b) {
-      if (a < 0 || b < 0 || a == b) return;
-      visit(a, b);
-      visit(b, a);
+      if (a >= 0 && b >= 0) visit(a, b);
     };
     for (size_t t = 0; t < triangles.size(); ++t) {
       if (!triangleHasEnergy(t)) continue;
@@ -92,34 +132,7 @@ Graph buildGraph(int numParticles, std::span<const Int3> triangles,
       pair(s.y, s.w);
       pair(s.z, s.w);
     }
-  };
-
-  std::vector<int> rawOffsets(size_t(numParticles) + 1, 0);
-  forEachPair([&](int a, int) { ++rawOffsets[size_t(a) + 1]; });
-  for (int v = 0; v < numParticles; ++v) rawOffsets[size_t(v) + 1] += rawOffsets[size_t(v)];
-  std::vector<int> raw(size_t(rawOffsets.back()));
-  {
-    std::vector<int> cursor(rawOffsets.begin(), rawOffsets.end() - 1);
-    forEachPair([&](int a, int b) { raw[size_t(cursor[size_t(a)]++)] = b; });
-  }
-
-  // Deduplicate in place per vertex (a stamp per neighbour), then sort the short survivor list.
-  Graph graph;
-  graph.offsets.assign(size_t(numParticles) + 1, 0);
-  graph.neighbors.reserve(raw.size() / 2);
-  std::vector<int> seenBy(size_t(numParticles), -1);
-  for (int v = 0; v < numParticles; ++v) {
-    const size_t begin = graph.neighbors.size();
-    for (int k = rawOffsets[size_t(v)]; k < rawOffsets[size_t(v) + 1]; ++k) {
-      const int u = raw[size_t(k)];
-      if (seenBy[size_t(u)] == v) continue;
-      seenBy[size_t(u)] = v;
-      graph.neighbors.push_back(u);
-    }
-    std::sort(graph.neighbors.begin() + std::ptrdiff_t(begin), graph.neighbors.end());
-    graph.offsets[size_t(v) + 1] = int(graph.neighbors.size());
-  }
-  return graph;
+  });
 }
 
 /// Maximum cardinality search (Pereira & Palsberg 2005): repeatedly visit the unvisited vertex
@@ -257,19 +270,9 @@ void balanceColors(const Graph& graph, int numColors, float targetRatio, std::ve
   }
 }
 
-}  // namespace
-
-Coloring colorParticles(int numParticles, std::span<const Int3> triangles,
-                        std::span<const TriangleMaterial> triangleMaterials,
-                        std::span<const Int4> edges, std::span<const EdgeMaterial> edgeMaterials,
-                        const ColoringOptions& options) {
-  checkInputs(numParticles, triangles, triangleMaterials, edges, edgeMaterials);
-  if (!(options.targetMaxMinRatio >= 1.0f))
-    throw Error("colorParticles: targetMaxMinRatio is " +
-                std::to_string(options.targetMaxMinRatio) + "; it must be at least 1.");
-
-  const Graph graph = buildGraph(numParticles, triangles, triangleMaterials, edges, edgeMaterials,
-                                 options.includeBending);
+/// Orders, colors greedily, balances (per the options) and groups the nodes of `graph`.
+Coloring colorBuiltGraph(const Graph& graph, const ColoringOptions& options) {
+  const int numNodes = graph.numNodes();
   const std::vector<int> order = options.order == ColoringOptions::Order::DescendingDegree
                                      ? descendingDegreeOrder(graph)
                                      : maximumCardinalityOrder(graph);
@@ -283,24 +286,28 @@ Coloring colorParticles(int numParticles, std::span<const Int3> triangles,
   for (int c : coloring.colorOfParticle) ++coloring.colorOffsets[size_t(c) + 1];
   for (int c = 0; c < numColors; ++c)
     coloring.colorOffsets[size_t(c) + 1] += coloring.colorOffsets[size_t(c)];
-  coloring.particlesByColor.resize(size_t(numParticles));
+  coloring.particlesByColor.resize(size_t(numNodes));
   std::vector<int> cursor(coloring.colorOffsets.begin(), coloring.colorOffsets.end() - 1);
-  for (int v = 0; v < numParticles; ++v)
+  for (int v = 0; v < numNodes; ++v)
     coloring.particlesByColor[size_t(cursor[size_t(coloring.colorOfParticle[size_t(v)])]++)] = v;
-  coloring.includesBending = options.includeBending;
   return coloring;
 }
 
-std::string findColoringConflict(const Coloring& coloring, std::span<const Int3> triangles,
-                                 std::span<const Int4> edges, bool includeBending) {
+void checkTargetRatio(const char* caller, const ColoringOptions& options) {
+  if (!(options.targetMaxMinRatio >= 1.0f))
+    throw Error(std::string(caller) + ": targetMaxMinRatio is " +
+                std::to_string(options.targetMaxMinRatio) + "; it must be at least 1.");
+}
+
+/// Empty if the three Coloring arrays describe one partition of `n` nodes (each group
+/// ascending), otherwise a sentence; `noun` names a node ("particle", "node").
+std::string findPartitionError(const Coloring& coloring, const std::string& noun) {
   const int n = int(coloring.colorOfParticle.size());
   const int numColors = coloring.numColors();
-
-  // The three arrays must describe the same partition.
   if (coloring.colorOffsets.empty() || coloring.colorOffsets.front() != 0 ||
       coloring.colorOffsets.back() != int(coloring.particlesByColor.size()) ||
       int(coloring.particlesByColor.size()) != n)
-    return "the coloring's arrays disagree: " + std::to_string(n) + " particles, " +
+    return "the coloring's arrays disagree: " + std::to_string(n) + " " + noun + "s, " +
            std::to_string(coloring.particlesByColor.size()) +
            " entries in particlesByColor, and colorOffsets does not span them from 0.";
   std::vector<char> listed(size_t(n), 0);
@@ -310,17 +317,79 @@ std::string findColoringConflict(const Coloring& coloring, std::span<const Int3>
     for (int k = begin; k < end; ++k) {
       const int v = coloring.particlesByColor[size_t(k)];
       if (v < 0 || v >= n)
-        return "particlesByColor lists particle " + std::to_string(v) + ", which does not exist.";
+        return "particlesByColor lists " + noun + " " + std::to_string(v) +
+               ", which does not exist.";
       if (coloring.colorOfParticle[size_t(v)] != c)
-        return "particle " + std::to_string(v) + " is listed under color " + std::to_string(c) +
+        return noun + " " + std::to_string(v) + " is listed under color " + std::to_string(c) +
                " but colorOfParticle says " + std::to_string(coloring.colorOfParticle[size_t(v)]) +
                ".";
-      if (listed[size_t(v)]) return "particle " + std::to_string(v) + " is listed twice.";
+      if (listed[size_t(v)]) return noun + " " + std::to_string(v) + " is listed twice.";
       listed[size_t(v)] = 1;
       if (k > begin && coloring.particlesByColor[size_t(k) - 1] > v)
-        return "the particles of color " + std::to_string(c) + " are not in ascending order.";
+        return "the " + noun + "s of color " + std::to_string(c) + " are not in ascending order.";
     }
   }
+  return {};
+}
+
+}  // namespace
+
+Coloring colorParticles(int numParticles, std::span<const Int3> triangles,
+                        std::span<const TriangleMaterial> triangleMaterials,
+                        std::span<const Int4> edges, std::span<const EdgeMaterial> edgeMaterials,
+                        const ColoringOptions& options) {
+  checkInputs(numParticles, triangles, triangleMaterials, edges, edgeMaterials);
+  checkTargetRatio("colorParticles", options);
+  Coloring coloring =
+      colorBuiltGraph(buildParticleGraph(numParticles, triangles, triangleMaterials, edges,
+                                         edgeMaterials, options.includeBending),
+                      options);
+  coloring.includesBending = options.includeBending;
+  return coloring;
+}
+
+Coloring colorGraph(int numNodes, std::span<const std::pair<int, int>> edges,
+                    const ColoringOptions& options) {
+  if (numNodes < 0)
+    throw Error("colorGraph: the node count is negative (" + std::to_string(numNodes) + ").");
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const auto [a, b] = edges[e];
+    if (a < 0 || a >= numNodes || b < 0 || b >= numNodes)
+      throw Error("colorGraph: edge " + std::to_string(e) + " (" + std::to_string(a) + ", " +
+                  std::to_string(b) + ") uses a node that does not exist (the graph has " +
+                  std::to_string(numNodes) + " nodes); fix its indices.");
+  }
+  checkTargetRatio("colorGraph", options);
+  return colorBuiltGraph(buildGraph(numNodes,
+                                    [&](auto&& visit) {
+                                      for (const auto& [a, b] : edges) visit(a, b);
+                                    }),
+                         options);
+}
+
+std::string findGraphColoringConflict(const Coloring& coloring,
+                                      std::span<const std::pair<int, int>> edges) {
+  if (std::string error = findPartitionError(coloring, "node"); !error.empty()) return error;
+  const int n = int(coloring.colorOfParticle.size());
+  for (size_t e = 0; e < edges.size(); ++e) {
+    const auto [a, b] = edges[e];
+    if (a == b) continue;
+    if (a < 0 || b < 0 || a >= n || b >= n)
+      return "edge " + std::to_string(e) + " uses node " + std::to_string(a < 0 || a >= n ? a : b) +
+             ", which the coloring does not cover (it has " + std::to_string(n) + " nodes).";
+    if (coloring.colorOfParticle[size_t(a)] == coloring.colorOfParticle[size_t(b)])
+      return "nodes " + std::to_string(a) + " and " + std::to_string(b) + " share edge " +
+             std::to_string(e) + " but both have color " +
+             std::to_string(coloring.colorOfParticle[size_t(a)]) + ".";
+  }
+  return {};
+}
+
+std::string findColoringConflict(const Coloring& coloring, std::span<const Int3> triangles,
+                                 std::span<const Int4> edges, bool includeBending) {
+  // The three arrays must describe the same partition.
+  if (std::string error = findPartitionError(coloring, "particle"); !error.empty()) return error;
+  const int n = int(coloring.colorOfParticle.size());
 
   // Returns a sentence if particles a and b of element `id` (of the given kind) conflict.
   const auto conflict = [&](int a, int b, const char* kind, size_t id) -> std::string {

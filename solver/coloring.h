@@ -1,4 +1,5 @@
-// Graph coloring of the particles for the Gauss–Seidel sweeps of VBD (cloth_vbd_spec §7).
+// Graph coloring of the particles for the Gauss–Seidel sweeps of VBD (cloth_vbd_spec §7), and of
+// any other graph (rigid bodies joined by joints, rigid_avbd_spec §7) through colorGraph().
 //
 // VBD solves all vertices of one color in parallel, so two vertices that share an element (and
 // would read each other's positions inside that element's energy) must get different colors.
@@ -15,10 +16,13 @@
 //      that keeps the coloring valid, until max/min size <= targetMaxMinRatio or the sizes
 //      differ by at most 2 (or nothing can move).
 // Smaller, evenly sized colors mean fewer dependent launches per iteration and no straggler color.
+// colorGraph() runs the same three steps on an explicit edge list; colorParticles() is colorGraph()
+// on the element graph above (the same graph gives the same coloring, bit for bit).
 #pragma once
 
 #include <span>
 #include <string>
+#include <utility>
 
 #include "kernels/materials.h"
 #include "kernels/math.h"
@@ -45,6 +49,20 @@ Coloring colorParticles(int numParticles, std::span<const Int3> triangles,
                         std::span<const TriangleMaterial> triangleMaterials,
                         std::span<const Int4> edges, std::span<const EdgeMaterial> edgeMaterials,
                         const ColoringOptions& options);
+
+/// Colors the nodes 0…numNodes−1 of an undirected graph so that the two ends of every edge differ,
+/// by the pipeline above (includeBending is ignored). Duplicate edges and self-loops (a, a) are
+/// allowed and add nothing; nodes without edges get color 0 before balancing. The Coloring's
+/// arrays are indexed by node (colorOfParticle = color of node, particlesByColor = nodes grouped
+/// by color, ascending within each). Throws weft::Error on a negative count or an edge with a
+/// node outside [0, numNodes).
+Coloring colorGraph(int numNodes, std::span<const std::pair<int, int>> edges,
+                    const ColoringOptions& options);
+
+/// Empty if valid, otherwise a sentence naming the first edge whose two ends share a color, or
+/// the first inconsistency between the three Coloring arrays. Self-loops are skipped.
+std::string findGraphColoringConflict(const Coloring& coloring,
+                                      std::span<const std::pair<int, int>> edges);
 
 /// Empty if valid, otherwise a sentence naming the first two same-colored particles that share an
 /// element. Checks every triangle and, with includeBending, every hinge stencil, whatever its

@@ -18,20 +18,21 @@
 
 #include "kernels/kinematics.h"
 #include "kernels/math.h"
+#include "kernels/rod_joint.h"  // JointType
 #include "kernels/shape.h"
 
 namespace weft {
 
 struct BodyDesc {
   std::string name;
-  Transform pose;            // origin pose at t = 0 (the structural rest pose) [m]
-  Vec3 com;                  // centre of mass in the body frame [m]
-  float mass = 0.0f;         // [kg]; 0 = kinematic
-  Mat33 inertia;             // body-frame inertia about the COM [kg·m²]
-  bool kinematic = false;    // moved by `motion`, never by the solver
-  Vec3 linearVelocity;       // initial COM velocity [m/s]
-  Vec3 angularVelocity;      // initial angular velocity, world [rad/s]
-  ShapeMotion motion;        // kinematic bodies only (Static: stays at `pose`)
+  Transform pose;                        // origin pose at t = 0 (the structural rest pose) [m]
+  Vec3 com;                              // centre of mass in the body frame [m]
+  float mass = 0.0f;                     // [kg]; 0 = kinematic
+  Mat33 inertia;                         // body-frame inertia about the COM [kg·m²]
+  bool kinematic = false;                // moved by `motion`, never by the solver
+  Vec3 linearVelocity;                   // initial COM velocity [m/s]
+  Vec3 angularVelocity;                  // initial angular velocity, world [rad/s]
+  ShapeMotion motion;                    // kinematic bodies only (Static: stays at `pose`)
   std::vector<Transform> motionSamples;  // Sampled motion: pose at t = k·sampleInterval
 };
 
@@ -45,22 +46,20 @@ struct RigidShapeDesc {
   float gap = 0.1f;          // speculative contact gap [m] (the reference's rigid_gap default)
 };
 
-enum class JointType : int { Rod = 0, Ball = 1 };
-
 /// A joint between two bodies. ROD: the four material slots of the reference (stretch, shear:
 /// linear [N/m]; bend, twist: angular [N·m/rad]), with absolute damping coefficients.
 struct JointDesc {
   JointType type = JointType::Rod;
-  int parent = -1;             // -1 = world
+  int parent = -1;  // -1 = world
   int child = -1;
-  Transform parentAnchor;      // X_p, in the parent body frame (world if parent = -1)
-  Transform childAnchor;       // X_c, in the child body frame
+  Transform parentAnchor;  // X_p, in the parent body frame (world if parent = -1)
+  Transform childAnchor;   // X_c, in the child body frame
   float stretchStiffness = 1.0e5f, shearStiffness = 1.0e5f;  // [N/m]
   float bendStiffness = 0.0f, twistStiffness = 0.0f;         // [N·m/rad]
   float stretchDamping = 0.0f, shearDamping = 0.0f;          // [N·s/m]
   float bendDamping = 0.0f, twistDamping = 0.0f;             // [N·m·s/rad]
-  float dahlEpsMax = 0.0f;     // Dahl friction envelope strain (0: off)
-  float dahlTau = 0.0f;        // Dahl reversal length [rad] (0: off)
+  float dahlEpsMax = 0.0f;  // Dahl friction envelope strain (0: off)
+  float dahlTau = 0.0f;     // Dahl reversal length [rad] (0: off)
 };
 
 struct RigidDesc {
@@ -71,10 +70,10 @@ struct RigidDesc {
 
   // Derived by finalize (solver/cable_builder.h): body coloring by joints (two bodies joined by
   // a joint never share a color) and the body → joint adjacency.
-  std::vector<int> bodyColorOffsets;   // (numColors + 1) into bodiesByColor
-  std::vector<int> bodiesByColor;      // (numBodies)
-  std::vector<int> jointOffsets;       // (numBodies + 1) into bodyJoints
-  std::vector<int> bodyJoints;         // joints touching each body, in joint order
+  std::vector<int> bodyColorOffsets;  // (numColors + 1) into bodiesByColor
+  std::vector<int> bodiesByColor;     // (numBodies)
+  std::vector<int> jointOffsets;      // (numBodies + 1) into bodyJoints
+  std::vector<int> bodyJoints;        // joints touching each body, in joint order
 
   int numBodies() const { return int(bodies.size()); }
   int numShapes() const { return int(shapes.size()); }

@@ -47,6 +47,29 @@ enum class LaunchKind { Elementwise, Tile };
   /* self-contact forces and the penetration-free truncation (reference names) */                \
   X(accumulate_self_contact_force_and_hessian, Tile)                                             \
   X(apply_planar_truncation_parallel_by_collision, Elementwise)                                  \
+  /* rigid contacts: shape boxes, body-body lists (reference names); LBVH pairs, */              \
+  /* analytic narrow phase, list gathering (new) */                                              \
+  X(compute_shape_aabbs, Elementwise)                                                            \
+  X(rigid_broad_phase, Elementwise)                                                              \
+  X(rigid_narrow_phase_count, Elementwise)                                                       \
+  X(rigid_narrow_phase, Elementwise)                                                             \
+  X(build_body_body_contact_lists, Elementwise)                                                  \
+  X(gather_body_body_contact_lists, Elementwise)                                                 \
+  /* contact matching across detections: latest match and sticky replay (reference's */        \
+  /* contact_matching="sticky"; deterministic claim instead of its atomic_min race) */           \
+  X(match_rigid_contacts, Elementwise)                                                           \
+  X(replay_sticky_contacts, Elementwise)                                                         \
+  /* rigid AVBD, compliant ALM (reference names) */                                              \
+  X(step_body_body_contact_C0_lambda, Elementwise)                                               \
+  X(forward_step_rigid_bodies, Elementwise)                                                      \
+  X(step_joint_C0_lambda_rho, Elementwise)                                                       \
+  X(compute_rod_dahl_parameters, Elementwise)                                                    \
+  X(accumulate_body_body_contacts_per_body, Tile)                                                \
+  X(solve_rigid_body, Elementwise)                                                               \
+  X(update_duals_body_body_contacts, Elementwise)                                                \
+  X(update_duals_joint, Elementwise)                                                             \
+  X(update_body_velocity, Elementwise)                                                           \
+  X(update_cable_dahl_state, Elementwise)                                                        \
   /* diagnostics: exact edge-triangle intersections of a mesh (new) */                           \
   X(count_edge_triangle_intersections, Elementwise)                                              \
   /* benchmarks: an empty kernel whose graph nodes measure the GPU's per-phase latency (new) */  \

@@ -65,7 +65,7 @@ SizeTiming timeLaunchWith(const Device& device, const LaunchRecord& record, int 
 }
 
 /// Median µs per substep of whole frames (graph replays) under `policy`, from the snapshot.
-double timeEndToEnd(Device& device, Simulation& sim, const DeviceSnapshot& start,
+double timeEndToEnd(Device& device, SceneRunner& sim, const DeviceSnapshot& start,
                     const LaunchPolicy& policy, int frames) {
   start.restore();
   device.setLaunchPolicy(policy);
@@ -96,19 +96,19 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
   const LaunchPolicy defaults = LaunchPolicy::resolve(nullptr, "", device.gpu().identity.ccMajor,
                                                       device.gpu().identity.ccMinor);
   device.setLaunchPolicy(defaults);
-  const ModelDesc desc = scene.build(SceneOptions{});
-  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
 
-  // 1. Warm up over the tuning window; keep the densest self-contact frame's state.
+  // 1. Warm up over the tuning window; keep the densest self-contact frame's state (cloth) or the
+  //    window's last frame (cables).
   MeasurementState state =
-      runToMeasurementFrame(device, sim, scene.solver.selfContact.enabled, scene.tuneWindowFrames,
+      runToMeasurementFrame(device, *sim, scene.tuneWindowFrames,
                             [&](int done, int total) { report("warming up", done, total); });
   result.measurementFrame = state.frame;
   result.contactPairs = state.contactPairs;
   const DeviceSnapshot* measurement = state.snapshot.get();
 
   // 2. Record one step.
-  std::vector<RecordedLaunch> recorded = recordStep(device, sim);
+  std::vector<RecordedLaunch> recorded = recordStep(device, *sim);
   measurement->restore();
   recorded.erase(std::remove_if(recorded.begin(), recorded.end(),
                                 [&](const RecordedLaunch& g) {
@@ -148,19 +148,19 @@ SizeTiming timeLaunchAt(const Device& device, const LaunchRecord& record, int si
   return timeLaunchWith(device, record, size, budgetMs, replaysPerGraph);
 }
 
-MeasurementState runToMeasurementFrame(Device& device, Simulation& sim, bool selfContact,
-                                       int windowFrames,
+MeasurementState runToMeasurementFrame(Device& device, SceneRunner& sim, int windowFrames,
                                        const std::function<void(int, int)>& progress) {
   MeasurementState state;
   int densest = -1;
+  const bool densestFrame = sim.measuresDensestFrame();
   for (int frame = 1; frame <= windowFrames; ++frame) {
     if (progress) progress(frame, windowFrames);
     sim.advanceFrame();
-    const int pairs = selfContact ? sim.contactReport().lastFrame.totalPairs : 0;
-    if (!selfContact || pairs > densest) {
+    const int pairs = sim.lastFrameContacts();
+    if (!densestFrame || pairs > densest) {
       densest = pairs;
       state.frame = frame;
-      state.contactPairs = selfContact ? pairs : -1;
+      state.contactPairs = pairs;
       state.snapshot.reset();  // free the old copy first
       state.snapshot = std::make_unique<DeviceSnapshot>(device);
     }
@@ -170,7 +170,7 @@ MeasurementState runToMeasurementFrame(Device& device, Simulation& sim, bool sel
   return state;
 }
 
-std::vector<RecordedLaunch> recordStep(Device& device, Simulation& sim) {
+std::vector<RecordedLaunch> recordStep(Device& device, SceneRunner& sim) {
   class Recorder final : public LaunchObserver {
    public:
     void onLaunch(const LaunchRecord& record) override {
@@ -185,7 +185,7 @@ std::vector<RecordedLaunch> recordStep(Device& device, Simulation& sim) {
   } recorder;
   device.setObserver(&recorder);
   try {
-    sim.solver().step(sim.state(), sim.scratch());
+    sim.launchSubstep(0);
     device.synchronize();
   } catch (...) {
     device.setObserver(nullptr);
@@ -258,9 +258,8 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
     const Scene& scene = findScene(s.scene);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 0, 3);
     device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
-    const ModelDesc desc = scene.build(SceneOptions{});
-    Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
-    for (int f = 0; f < s.measurementFrame; ++f) sim.advanceFrame();
+    std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
+    for (int f = 0; f < s.measurementFrame; ++f) sim->advanceFrame();
     const DeviceSnapshot measurement(device);
 
     LaunchTable sceneOnly = table;
@@ -271,15 +270,15 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
                                  k.optimum.speedup};
     const int frames = options.endToEndFrames;
     s.stepUsDefault =
-        timeEndToEnd(device, sim, measurement,
+        timeEndToEnd(device, *sim, measurement,
                      LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor), frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 1, 3);
     s.stepUsOverall =
-        timeEndToEnd(device, sim, measurement,
+        timeEndToEnd(device, *sim, measurement,
                      LaunchPolicy::resolve(&table, "", gpu.ccMajor, gpu.ccMinor), frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
     s.stepUsPerScene =
-        timeEndToEnd(device, sim, measurement,
+        timeEndToEnd(device, *sim, measurement,
                      LaunchPolicy::resolve(&sceneOnly, "", gpu.ccMajor, gpu.ccMinor), frames);
     // The overall table must not make a scene slower; where it does, keep the scene's optima.
     if (s.stepUsOverall > s.stepUsDefault * (1.0 + options.noiseBand)) {

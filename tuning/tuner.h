@@ -27,7 +27,7 @@
 
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/snapshot.h"
-#include "solver/simulation.h"
+#include "scenes/scene_runner.h"
 #include "tuning/launch_table.h"
 #include "tuning/selection.h"
 
@@ -76,18 +76,18 @@ struct TuneResult {
   double seconds = 0.0;  // wall time of the whole run
 };
 
-/// The state a scene is measured at: the densest self-contact frame of its tuning window (the
-/// window's last frame without self-contact), saved as a snapshot of every device buffer.
+/// The state a scene is measured at: the densest self-contact frame of its tuning window (cloth),
+/// or the window's last frame (cloth without self-contact; cables, settled by then), saved as a
+/// snapshot of every device buffer.
 struct MeasurementState {
   int frame = 0;
-  int contactPairs = -1;  // -1: no self-contact
+  int contactPairs = -1;  // self-contact pairs or rigid contact rows of that frame
   std::unique_ptr<DeviceSnapshot> snapshot;
 };
 
 /// Runs `sim` over `windowFrames` frames and returns its measurement state (restored into the
 /// device before returning).
-MeasurementState runToMeasurementFrame(Device& device, Simulation& sim, bool selfContact,
-                                       int windowFrames,
+MeasurementState runToMeasurementFrame(Device& device, SceneRunner& sim, int windowFrames,
                                        const std::function<void(int, int)>& progress = {});
 
 /// Median µs per launch of `record` replayed at `size` inside CUDA graphs (skipped with the
@@ -101,9 +101,10 @@ struct RecordedLaunch {
   int timesPerStep = 0;
 };
 
-/// Runs one solver step of `sim` (without a graph) and returns its launches grouped by
-/// (kernel, item count), in first-launch order.
-std::vector<RecordedLaunch> recordStep(Device& device, Simulation& sim);
+/// Runs one solver step of `sim` (without a graph; for cable scenes the frame's first substep,
+/// which detects contacts) and returns its launches grouped by (kernel, item count), in
+/// first-launch order.
+std::vector<RecordedLaunch> recordStep(Device& device, SceneRunner& sim);
 
 /// Times every launch at every candidate size (graph replays, median per launch). Every device
 /// buffer is snapshotted first and restored after each launch's sweep, so the device's memory is

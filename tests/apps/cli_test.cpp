@@ -90,6 +90,46 @@ TEST_F(CliTest, RunWritesUsdaAndJsonSummary) {
   EXPECT_EQ(std::count(line.begin(), line.end(), '('), 1089);
 }
 
+TEST_F(CliTest, RunCableSceneWritesBodyPosesAndSummary) {
+  const CliResult r = cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "2", "--out",
+                           path("frames"), "--summary", path("summary.json")});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("60 bodies, 59 joints"));
+  const auto summary = nlohmann::json::parse(readFile(path("summary.json")));
+  EXPECT_EQ(summary["scene"], "cable_y_junction");
+  EXPECT_EQ(summary["frames"], 2);
+  EXPECT_EQ(summary["bodies"], 60);
+  EXPECT_EQ(summary["substeps_per_frame"], 20);
+  EXPECT_EQ(summary["checks"]["pinned"], true);
+  EXPECT_EQ(summary["checks"]["joints_not_torn"], true);
+  EXPECT_EQ(summary["checks"]["contacts_complete"], true);
+  EXPECT_EQ(summary["all_checks_pass"], true);
+  const std::string usda = readFile(path("frames/cable_y_junction.usda"));
+  EXPECT_EQ(usda.rfind("#usda 1.0", 0), 0u);
+  EXPECT_THAT(usda, HasSubstr("endTimeCode = 2"));
+  EXPECT_THAT(usda, HasSubstr("timeSamples"));
+}
+
+TEST_F(CliTest, SceneOptionsAreCheckedAndApplied) {
+  CliResult r = cli({"run", "cable_pile", "--device", "cpu", "--frames", "1", "--format", "none",
+                     "--scene-option", "layers=1", "--scene-option", "lanes=2"});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("80 bodies"));
+  r = cli({"run", "cable_pile", "--device", "cpu", "--scene-option", "colour=red"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("unknown scene option 'colour'"));
+  EXPECT_THAT(r.err, HasSubstr("layers"));
+  r = cli({"run", "cable_pile", "--device", "cpu", "--scene-option", "layers"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("KEY=VALUE"));
+  r = cli({"run", "cloth_hanging", "--device", "cpu", "--scene-option", "layers=2"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("takes no --scene-option"));
+  r = cli({"run", "cable_twist", "--device", "cpu", "--format", "obj", "--out", path("obj")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_FALSE(fs::exists(path("obj")));
+}
+
 TEST_F(CliTest, RunWritesObjPerFrame) {
   const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "2", "--out",
                            path("objs"), "--format", "obj"});
@@ -221,12 +261,14 @@ TEST_F(CliTest, BenchRunsOnTheCpuAndWritesValidJson) {
   ASSERT_EQ(j["scenes"].size(), 1u);
   const auto& s = j["scenes"][0];
   EXPECT_EQ(s["scene"], "cloth_hanging");
-  EXPECT_EQ(s["particles"], 1089);
+  EXPECT_EQ(s["size"], "1089 particles");
+  EXPECT_EQ(s["elements"], 1089);
   ASSERT_EQ(s["runs"].size(), 1u);
   EXPECT_EQ(s["runs"][0]["table"], "built-in defaults");
   EXPECT_GT(s["runs"][0]["us_per_substep"]["median"].get<double>(), 0.0);
   EXPECT_GT(s["runs"][0]["us_per_frame"]["median"].get<double>(), 0.0);
-  EXPECT_THAT(readFile(path("BENCHMARKS.md")), HasSubstr("| cloth_hanging | 1089 | 10 × 10 |"));
+  EXPECT_THAT(readFile(path("BENCHMARKS.md")),
+              HasSubstr("| cloth_hanging | 1089 particles | 10 × 10 |"));
 }
 
 TEST_F(CliTest, BenchRejectsUnknownScenes) {

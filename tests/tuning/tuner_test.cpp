@@ -13,6 +13,7 @@
 
 #include "kernels/runtime/snapshot.h"
 #include "scenes/scene.h"
+#include "scenes/scene_runner.h"
 #include "test_support.h"
 #include "tuning/tuning_report.h"
 
@@ -88,8 +89,8 @@ TEST(Tuner, RecorderSeesEveryLaunchOfAStepOnceWithTheSizesInEffect) {
   policy.setOverride(KernelId::solve_elasticity_tile, 32);
   gpu->setLaunchPolicy(policy);
   const ModelDesc desc = scene.build({});
-  Simulation sim(*gpu, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
-  const std::vector<RecordedLaunch> launches = recordStep(*gpu, sim);
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(*gpu, scene);
+  const std::vector<RecordedLaunch> launches = recordStep(*gpu, *sim);
   std::map<KernelId, int> perStep;
   int total = 0;
   for (const RecordedLaunch& l : launches) {
@@ -112,14 +113,43 @@ TEST(Tuner, RecorderSeesEveryLaunchOfAStepOnceWithTheSizesInEffect) {
   gpu->setLaunchPolicy(LaunchPolicy{});
 }
 
+TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
+  WEFT_REQUIRE_CUDA(gpu);
+  gpu->setLaunchPolicy(LaunchPolicy{});
+  const Scene& scene = findScene("cable_pile");
+  SceneOptions small;
+  small.values["layers"] = "2";
+  small.values["lanes"] = "2";
+  const RigidDesc desc = scene.buildRigid(small);
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(*gpu, scene, small);
+  const std::vector<RecordedLaunch> launches = recordStep(*gpu, *sim);
+  std::map<KernelId, int> perStep;
+  for (const RecordedLaunch& l : launches) perStep[l.record.id] += l.timesPerStep;
+  const int colors = int(desc.bodyColorOffsets.size()) - 1;
+  const int iterations = scene.rigidSolver.iterations;
+  // Substep 0 detects contacts (pile: every substep) and matches them to the previous detection.
+  for (KernelId id :
+       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase,
+        KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
+        KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
+        KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,
+        KernelId::step_body_body_contact_C0_lambda, KernelId::forward_step_rigid_bodies,
+        KernelId::step_joint_C0_lambda_rho, KernelId::update_body_velocity})
+    EXPECT_EQ(perStep[id], 1) << kernelName(id);
+  EXPECT_EQ(perStep[KernelId::accumulate_body_body_contacts_per_body], iterations * colors);
+  EXPECT_EQ(perStep[KernelId::solve_rigid_body], iterations * colors);
+  EXPECT_EQ(perStep[KernelId::update_duals_body_body_contacts], iterations);
+  EXPECT_EQ(perStep[KernelId::update_duals_joint], iterations);
+  EXPECT_EQ(perStep[KernelId::compute_rod_dahl_parameters], 0);  // no Dahl in the pile
+}
+
 TEST(Tuner, SweepLeavesEveryDeviceBufferBitIdentical) {
   WEFT_REQUIRE_CUDA(gpu);
   gpu->setLaunchPolicy(LaunchPolicy{});
   const Scene& scene = findScene("cloth_fold");
-  const ModelDesc desc = scene.build({});
-  Simulation sim(*gpu, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
-  for (int f = 0; f < 15; ++f) sim.advanceFrame();
-  const std::vector<RecordedLaunch> launches = recordStep(*gpu, sim);
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(*gpu, scene);
+  for (int f = 0; f < 15; ++f) sim->advanceFrame();
+  const std::vector<RecordedLaunch> launches = recordStep(*gpu, *sim);
   auto contents = [&] {
     std::map<void*, std::vector<unsigned char>> bytes;
     for (const auto& [ptr, n] : gpu->allocations()) {

@@ -1,0 +1,222 @@
+#include "collision/rigid_contacts.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <numeric>
+
+#include "kernels/runtime/errors.h"
+#include "kernels/runtime/launch.h"
+
+#if defined(__CUDACC__)
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#endif
+
+namespace weft {
+
+namespace {
+
+/// Bits that hold any value 0..maxValue (at least 1).
+int bitsFor(int maxValue) {
+  return std::max(1, int(std::bit_width(unsigned(std::max(maxValue, 0)))));
+}
+
+/// max(256, 4 x shapes) without int overflow (the constructor validates the count only after the
+/// member initializers have run, so numShapes may be anything here).
+int defaultRowCapacity(int numShapes) {
+  return int(std::clamp<long long>(4LL * numShapes, 256, std::numeric_limits<int>::max()));
+}
+
+}  // namespace
+
+std::vector<std::uint64_t> shapePairFilterKeys(const std::vector<std::pair<int, int>>& pairs) {
+  std::vector<std::uint64_t> keys;
+  keys.reserve(pairs.size());
+  for (const auto& [a, b] : pairs) keys.push_back(shapePairKey(a, b));
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+RigidContactDetector::RigidContactDetector(const Device& device, const RigidShapesView& shapes,
+                                           const RigidBodiesView& bodies,
+                                           const ShapePairFilterView& filter,
+                                           const RigidContactDetectorSettings& settings,
+                                           const Transform* initialBodyPoses)
+    : device_(device),
+      shapes_(shapes),
+      bodies_(bodies),
+      filter_(filter),
+      settings_(settings),
+      pairCapacity_(std::max(settings.pairCapacity, 1)),
+      rowCapacity_(settings.rowCapacity > 0 ? settings.rowCapacity
+                                            : defaultRowCapacity(shapes.numShapes)),
+      status_(device, size_t(1)) {
+  const int n = shapes.numShapes;
+  if (n < 0 || bodies.numBodies < 0) throw Error("negative shape or body count");
+  if (n >= (1 << 30) || bodies.numBodies >= (1 << 30))
+    throw Error("the rigid contact detector holds fewer than 2^30 shapes and bodies");
+
+  // Planes stay out of the tree (infinite); every other shape gets a tree slot in shape order.
+  std::vector<ShapeGeometry> geometry(static_cast<size_t>(n));
+  if (n > 0)
+    detail::downloadBytes(device, geometry.data(), shapes.geometry,
+                          size_t(n) * sizeof(ShapeGeometry));
+  std::vector<int> shapeLeaf(size_t(n), -1), leafShape, planes;
+  for (int s = 0; s < n; ++s) {
+    if (geometry[s].type == ShapeType::Plane) {
+      planes.push_back(s);
+    } else {
+      shapeLeaf[s] = int(leafShape.size());
+      leafShape.push_back(s);
+    }
+  }
+  shapeLeaf_ = DeviceBuffer<int>(device, shapeLeaf);
+  leafShape_ = DeviceBuffer<int>(device, leafShape);
+  planeShapes_ = DeviceBuffer<int>(device, planes);
+  worldPoses_ = DeviceBuffer<Transform>(device, size_t(n));
+  leafLowers_ = DeviceBuffer<Vec3>(device, leafShape.size());
+  leafUppers_ = DeviceBuffer<Vec3>(device, leafShape.size());
+  bvh_ = std::make_unique<Lbvh>(device, int(leafShape.size()));
+  pairItems_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
+  pairCounts_ = DeviceBuffer<int>(device, size_t(n));
+  rowCounts_ = DeviceBuffer<int>(device, size_t(n) + 1);
+  rowOffsets_ = DeviceBuffer<int>(device, size_t(n) + 1);
+  rowCount_ = DeviceBuffer<int>(device, size_t(1));
+  bodyOffsets_ = DeviceBuffer<int>(device, size_t(bodies.numBodies) + 1);
+  if (device.isCuda()) {
+#if defined(__CUDACC__)
+    size_t bytes = 0;
+    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, rowCounts_.data(),
+                                                  rowOffsets_.data(), n + 1,
+                                                  static_cast<cudaStream_t>(device.stream())));
+    scanStorage_ = DeviceBuffer<unsigned char>(device, bytes);
+#else
+    throw Error("internal error: collision/rigid_contacts.cpp was not compiled as CUDA");
+#endif
+  }
+  allocateRows();
+  rebuildTree(initialBodyPoses);
+}
+
+void RigidContactDetector::allocateRows() {
+  const size_t keys = 2 * size_t(rowCapacity_);
+  rowBits_ = bitsFor(rowCapacity_ - 1);
+  sortBits_ = rowBits_ + bitsFor(bodies_.numBodies);  // the sentinel body numBodies fits
+  if (sortBits_ > 64) throw Error("rigid contact list keys need more than 64 bits");
+  rows_ = DeviceBuffer<RigidContact>(device_, size_t(rowCapacity_));
+  bodyKeys_ = DeviceBuffer<std::uint64_t>(device_, keys);
+  sortedBodyKeys_ = DeviceBuffer<std::uint64_t>(device_, keys);
+  bodyRows_ = DeviceBuffer<int>(device_, keys);
+  if (device_.isCuda()) {
+#if defined(__CUDACC__)
+    size_t bytes = 0;
+    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, bodyKeys_.data(),
+                                                   sortedBodyKeys_.data(), int(keys), 0, sortBits_,
+                                                   static_cast<cudaStream_t>(device_.stream())));
+    sortStorage_ = DeviceBuffer<unsigned char>(device_, bytes);
+#endif
+  }
+}
+
+void RigidContactDetector::computeShapeBoxes(const Transform* bodyPoses) {
+  launch(device_, shapes_.numShapes,
+         ComputeShapeAabbs{shapes_, bodyPoses, shapeLeaf_.data(), worldPoses_.data(),
+                           leafLowers_.data(), leafUppers_.data()});
+}
+
+void RigidContactDetector::rebuildTree(const Transform* bodyPoses) {
+  computeShapeBoxes(bodyPoses);
+  bvh_->build(leafLowers_.data(), leafUppers_.data());
+}
+
+void RigidContactDetector::prefixSumRowCounts() {
+  const int n = shapes_.numShapes + 1;
+  if (device_.isCuda()) {
+#if defined(__CUDACC__)
+    size_t bytes = scanStorage_.size();
+    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, rowCounts_.data(),
+                                                  rowOffsets_.data(), n,
+                                                  static_cast<cudaStream_t>(device_.stream())));
+#endif
+  } else {
+    std::exclusive_scan(rowCounts_.data(), rowCounts_.data() + n, rowOffsets_.data(), 0);
+  }
+}
+
+void RigidContactDetector::sortBodyKeys() {
+  const int keys = 2 * rowCapacity_;
+  if (device_.isCuda()) {
+#if defined(__CUDACC__)
+    size_t bytes = sortStorage_.size();
+    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sortStorage_.data(), bytes, bodyKeys_.data(),
+                                                   sortedBodyKeys_.data(), keys, 0, sortBits_,
+                                                   static_cast<cudaStream_t>(device_.stream())));
+#endif
+  } else {
+    // The CPU backend's kernels have finished: only the keys of stored rows can be non-sentinel.
+    const int used = 2 * std::min(*rowCount_.data(), rowCapacity_);
+    std::copy(bodyKeys_.data(), bodyKeys_.data() + keys, sortedBodyKeys_.data());
+    std::sort(sortedBodyKeys_.data(), sortedBodyKeys_.data() + used);
+  }
+}
+
+void RigidContactDetector::detect(const Transform* bodyPoses) {
+  const int n = shapes_.numShapes;
+  // Boxes and tree.
+  if (settings_.refitOnly) {
+    computeShapeBoxes(bodyPoses);
+    bvh_->refit(leafLowers_.data(), leafUppers_.data());
+  } else {
+    rebuildTree(bodyPoses);
+  }
+
+  // Candidate pairs per shape.
+  const ShapePairLists pairs = shapePairs();
+  launch(device_, n,
+         RigidBroadPhase{bvh_->view(), shapes_.body, shapes_.geometry, bodies_.invMass,
+                         shapeLeaf_.data(), leafShape_.data(), leafLowers_.data(),
+                         leafUppers_.data(), planeShapes_.data(), numPlanes(), filter_.keys,
+                         filter_.count, pairs, status()});
+
+  // Narrow phase: count, place each shape's rows after the previous shapes', write.
+  const RigidNarrowPhaseInputs narrow{shapes_, worldPoses_.data(), pairs};
+  rowCount_.zero();
+  launch(device_, n, RigidNarrowPhaseCount{narrow, rowCounts_.data()});
+  prefixSumRowCounts();
+  launch(device_, n,
+         RigidNarrowPhase{narrow, bodyPoses, rowOffsets_.data(), rowCapacity_, rows_.data(),
+                          rowCount_.data(), status()});
+
+  // Per-body lists: keys (body, row), sorted, gathered.
+  launch(device_, rowCapacity_,
+         BuildBodyBodyContactLists{rowBits_, bodies_.numBodies, rows_.data(), rowCount_.data(),
+                                   bodies_.invMass, bodyKeys_.data()});
+  sortBodyKeys();
+  launch(device_, bodies_.numBodies + 1,
+         GatherBodyBodyContactLists{rowBits_, bodies_.numBodies, 2 * rowCapacity_,
+                                    sortedBodyKeys_.data(), bodyOffsets_.data(), bodyRows_.data()});
+}
+
+bool RigidContactDetector::fits(const RigidContactStatus& s) const {
+  return s.maxShapePairs <= pairCapacity_ && s.maxContacts <= rowCapacity_;
+}
+
+std::string RigidContactDetector::growToFit(const RigidContactStatus& s) {
+  std::string grew;
+  auto next = [&](const char* name, int needed, int& capacity) {
+    if (needed <= capacity) return false;
+    const int grown = std::max(2 * capacity, needed + needed / 4);
+    grew += std::string(grew.empty() ? "" : ", ") + name + " " + std::to_string(capacity) + " -> " +
+            std::to_string(grown);
+    capacity = grown;
+    return true;
+  };
+  if (next("shape pairs", s.maxShapePairs, pairCapacity_))
+    pairItems_ = DeviceBuffer<int>(device_, size_t(shapes_.numShapes) * size_t(pairCapacity_));
+  if (next("contact rows", s.maxContacts, rowCapacity_)) allocateRows();
+  return grew;
+}
+
+}  // namespace weft

@@ -1,0 +1,140 @@
+// RigidContactDetector: the body–body contact rows of a rigid (cable) model and each moving body's
+// list of them (rigid_avbd_spec §6; kernels in kernels/rigid_broad_phase.cuh, narrow phase in
+// kernels/rigid_narrow_phase.h, row layout in kernels/rigid_contact.h).
+//
+// detect(bodyPoses) runs, all on the device's stream:
+//   shape world poses and boxes → LBVH build (or refit) over the non-plane shapes → each shape's
+//   partner list (tree query, then every plane) → narrow phase counts → exclusive sum over shapes
+//   → rows → per-body lists (keys, radix sort, gather).
+// It allocates nothing and reads nothing back, so it can run inside a captured CUDA graph, and
+// its output is deterministic: rows are grouped by the querying shape (the lower-indexed one of a
+// pair, the non-plane one of a plane pair) in shape order, within a shape in BVH preorder then
+// plane order, within a pair in candidate order; each body's list is its rows in ascending order.
+// The same on both backends, bit for bit (the device code is compiled without FMA contraction,
+// and the tree is bit-identical, collision/lbvh.h).
+//
+// Capacities never lose anything silently: each shape owns `pairCapacity` partner slots and the
+// rows have `rowCapacity` slots; the true counts are always computed and their maxima go to the
+// status. Between frames the owner reads the status and calls growToFit(), which reallocates what
+// overflowed (invalidating captured graphs and any per-row solver state sized to rowCapacity);
+// the frame is then run again. Only stored pairs reach the narrow phase, so after a pair overflow
+// maxContacts counts the rows of the stored pairs only and the rerun may overflow the rows in
+// turn: grow and rerun until fits(). The per-body lists hold 2 × rowCapacity entries, so they
+// always fit.
+//
+// Shapes' geometry types are read once at construction (to split planes from tree shapes) and
+// must not change afterwards; poses, margins, gaps, inverse masses and filters are read on
+// every detect().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "collision/lbvh.h"
+#include "kernels/rigid_broad_phase.cuh"
+#include "kernels/rigid_contact.h"
+#include "kernels/runtime/buffer.h"
+
+namespace weft {
+
+/// Device views of the bodies the detector reads.
+struct RigidBodiesView {
+  int numBodies = 0;
+  const float* invMass = nullptr;  // (numBodies) effective inverse mass; 0: static or kinematic
+};
+
+/// Pairs of shapes that never collide, as ascending unique shapePairKey values (device).
+struct ShapePairFilterView {
+  int count = 0;
+  const std::uint64_t* keys = nullptr;  // (count)
+};
+
+/// The filter keys of `pairs` (either order within a pair), sorted and unique, for upload.
+std::vector<std::uint64_t> shapePairFilterKeys(const std::vector<std::pair<int, int>>& pairs);
+
+struct RigidContactDetectorSettings {
+  int pairCapacity = 16;   // initial partner slots per shape
+  int rowCapacity = 0;     // initial rows; 0: max(256, 4 × shapes)
+  bool refitOnly = false;  // detect() refits the tree instead of rebuilding it (then call
+                           // rebuildTree() now and then: refit quality degrades with motion)
+};
+
+class RigidContactDetector {
+ public:
+  /// Reads the shape types (synchronously), allocates everything and builds the tree at
+  /// `initialBodyPoses` (device, numBodies). Throws weft::Error for a negative shape or body
+  /// count, or for 2^30 or more of either.
+  RigidContactDetector(const Device& device, const RigidShapesView& shapes,
+                       const RigidBodiesView& bodies, const ShapePairFilterView& filter,
+                       const RigidContactDetectorSettings& settings,
+                       const Transform* initialBodyPoses);
+
+  /// Rows and per-body lists at `bodyPoses` (device, numBodies); graph-capturable.
+  void detect(const Transform* bodyPoses);
+  /// A full tree build at `bodyPoses` (detect() does one itself unless refitOnly).
+  void rebuildTree(const Transform* bodyPoses);
+
+  RigidContactsView view() const {
+    return {rowCapacity_, rows_.data(), rowCount_.data(), bodyOffsets_.data(), bodyRows_.data()};
+  }
+  const RigidContact* rows() const { return rows_.data(); }  // (rowCapacity)
+  const int* rowCount() const { return rowCount_.data(); }   // (1) rows stored, ≤ rowCapacity
+  const int* bodyContactOffsets() const { return bodyOffsets_.data(); }  // (numBodies + 1)
+  const int* bodyContactRows() const { return bodyRows_.data(); }        // (2 x rowCapacity)
+  /// (numShapes + 1) first row of each lower shape's rows (rows are grouped by shape0; entries
+  /// may exceed the stored count when rows overflowed).
+  const int* shapeRowOffsets() const { return rowOffsets_.data(); }
+  ShapePairLists shapePairs() { return {pairCapacity_, pairItems_.data(), pairCounts_.data()}; }
+  const Transform* shapeWorldPoses() const { return worldPoses_.data(); }  // (numShapes)
+  RigidContactStatus* status() { return status_.data(); }
+
+  /// Zeroes the status maxima (graph-capturable); do it at the start of each frame.
+  void resetStatus() { status_.zero(); }
+  /// Waits for the device and returns the status maxima since the last reset.
+  RigidContactStatus readStatus() const { return status_.download()[0]; }
+  bool fits(const RigidContactStatus& status) const;
+  /// Grows what overflowed (to the count plus 25%, at least double). Returns what grew, e.g.
+  /// "shape pairs 16 -> 40", or "" if everything fit. Invalidates captured graphs.
+  std::string growToFit(const RigidContactStatus& status);
+
+  int pairCapacity() const { return pairCapacity_; }
+  int rowCapacity() const { return rowCapacity_; }
+  int numShapes() const { return shapes_.numShapes; }
+  int numBodies() const { return bodies_.numBodies; }
+  int numPlanes() const { return int(planeShapes_.size()); }
+
+ private:
+  void computeShapeBoxes(const Transform* bodyPoses);
+  void allocateRows();
+  void prefixSumRowCounts();
+  void sortBodyKeys();
+
+  const Device& device_;
+  RigidShapesView shapes_;
+  RigidBodiesView bodies_;
+  ShapePairFilterView filter_;
+  RigidContactDetectorSettings settings_;
+  int pairCapacity_ = 0, rowCapacity_ = 0;
+  int rowBits_ = 1, sortBits_ = 2;  // key bits: row index; row index + body index (sentinel too)
+
+  DeviceBuffer<int> shapeLeaf_;                 // (numShapes) tree slot, −1 for planes
+  DeviceBuffer<int> leafShape_;                 // (numTreeShapes)
+  DeviceBuffer<int> planeShapes_;               // (numPlanes)
+  DeviceBuffer<Transform> worldPoses_;          // (numShapes)
+  DeviceBuffer<Vec3> leafLowers_, leafUppers_;  // (numTreeShapes)
+  std::unique_ptr<Lbvh> bvh_;
+  DeviceBuffer<int> pairItems_, pairCounts_;  // (numShapes x pairCapacity), (numShapes)
+  DeviceBuffer<int> rowCounts_, rowOffsets_;  // (numShapes + 1) each
+  DeviceBuffer<RigidContact> rows_;           // (rowCapacity)
+  DeviceBuffer<int> rowCount_;                // (1)
+  DeviceBuffer<std::uint64_t> bodyKeys_, sortedBodyKeys_;  // (2 x rowCapacity)
+  DeviceBuffer<int> bodyOffsets_;                          // (numBodies + 1)
+  DeviceBuffer<int> bodyRows_;                             // (2 x rowCapacity)
+  DeviceBuffer<unsigned char> scanStorage_, sortStorage_;  // CUB temporary storage (CUDA only)
+  DeviceBuffer<RigidContactStatus> status_;                // (1)
+};
+
+}  // namespace weft

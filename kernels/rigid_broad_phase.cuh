@@ -1,0 +1,341 @@
+// Rigid contact generation (rigid_avbd_spec §6.2–6.5): shape boxes, LBVH pairs, the analytic
+// narrow phase and per-body contact lists. collision/rigid_contacts.h runs these in order:
+//
+//   compute_shape_aabbs             one thread per shape. Reads body poses, shape local poses and
+//       geometry; writes the world pose of every shape and, for non-plane shapes, the leaf box of
+//       the shape's tree slot: capsule half extent (r,r,r) + |axis|·halfHeight, sphere (r,r,r),
+//       box |R|·halfExtents, each grown by the shape's margin + gap (so boxes of two shapes
+//       overlap whenever their admission test can pass).
+//   rigid_broad_phase               one thread per shape a. Queries the tree with a's box (BVH
+//       preorder) and keeps partners b > a; then tests a against every plane (planes are not in
+//       the tree). A pair is kept when the shapes are on different bodies, at least one body moves
+//       (effective inverse mass > 0), and the pair is not in the sorted filter keys. Writes a's
+//       partner list (capacity slots, true count always) and raises the status maximum.
+//   rigid_narrow_phase_count        one thread per shape: the narrow phase on each of its pairs,
+//       counting admitted candidates (distance − (margin_a + margin_b) ≤ gap_a + gap_b).
+//   (exclusive sum of the counts over shapes → each shape's first row)
+//   rigid_narrow_phase              one thread per shape: the same candidates, written as rows
+//       from its first row on (pair-list order, then candidate order), so the row order is fixed
+//       by the shape order and the tree's preorder and never by thread timing. Thread 0 writes
+//       the stored row count (≤ capacity) and raises the true total in the status.
+//   build_body_body_contact_lists   one thread per row slot: two keys (body << rowBits | row), one
+//       per moving endpoint (the rest get a sentinel key that sorts last).
+//   (radix sort of the keys)
+//   gather_body_body_contact_lists  one thread per body (and one past the last): its first entry
+//       by binary search, then the rows of its entries. Each body's rows come out ascending.
+// Nothing here claims a slot with an atomic, so every output is the same on every run, block
+// size and backend (the detector compiles its device code without FMA contraction).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/lbvh.cuh"
+#include "kernels/math.h"
+#include "kernels/rigid_contact.h"
+#include "kernels/rigid_narrow_phase.h"
+#include "kernels/runtime/atomics.h"
+#include "kernels/runtime/platform.h"
+#include "kernels/shape.h"
+#include "tuning/kernel_ids.h"
+
+namespace weft {
+
+/// Maxima the detection kernels raise (atomic max) and the host reads after a frame.
+struct RigidContactStatus {
+  int maxShapePairs = 0;  // largest partner count of one shape
+  int maxContacts = 0;    // largest true row total of one detection
+};
+
+/// Device views of the shapes (owned by the solver's model).
+struct RigidShapesView {
+  int numShapes = 0;
+  const int* __restrict__ body = nullptr;                // (numShapes) owning body, −1 static
+  const ShapeGeometry* __restrict__ geometry = nullptr;  // (numShapes)
+  const Transform* __restrict__ localPose = nullptr;     // (numShapes) in the body frame [m]
+  const float* __restrict__ margin = nullptr;            // (numShapes) shape margin [m]
+  const float* __restrict__ gap = nullptr;               // (numShapes) speculative gap [m]
+};
+
+/// A fixed-stride partner list per shape: slots [a·capacity, a·capacity + capacity).
+struct ShapePairLists {
+  int capacity = 0;
+  int* __restrict__ items = nullptr;   // (numShapes x capacity) partner shape ids
+  int* __restrict__ counts = nullptr;  // (numShapes) true counts (may exceed capacity)
+};
+
+/// Key of an unordered shape pair: (min << 32) | max.
+WEFT_HD inline std::uint64_t shapePairKey(int a, int b) {
+  const int lo = a < b ? a : b, hi = a < b ? b : a;
+  return (std::uint64_t(std::uint32_t(lo)) << 32) | std::uint64_t(std::uint32_t(hi));
+}
+
+/// True when `key` is among the ascending keys[0, count).
+WEFT_HD inline bool sortedKeysContain(const std::uint64_t* keys, int count, std::uint64_t key) {
+  int lo = 0, hi = count;  // first index with keys[i] >= key lies in [lo, hi]
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (keys[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < count && keys[lo] == key;
+}
+
+/// World pose of a shape: bodyPose ∘ localPose.
+WEFT_HD inline Transform shapeWorldPose(const Transform& bodyPose, const Transform& localPose) {
+  return {bodyPose.p + rotate(bodyPose.q, localPose.p), bodyPose.q * localPose.q};
+}
+
+/// The box of a non-plane shape at world pose `pose`, grown by `grow` on every side.
+WEFT_HD inline void shapeBounds(const ShapeGeometry& g, const Transform& pose, float grow,
+                                Vec3& lower, Vec3& upper) {
+  Vec3 half{g.radius, g.radius, g.radius};
+  if (g.type == ShapeType::Capsule) {
+    const Vec3 axis = rotate(pose.q, Vec3{0.0f, 0.0f, 1.0f});
+    half += g.halfHeight * Vec3{fabsf(axis.x), fabsf(axis.y), fabsf(axis.z)};
+  } else if (g.type == ShapeType::Box) {
+    const Mat33 r = rotationMatrix(pose.q);
+    for (int i = 0; i < 3; ++i)
+      half[i] = fabsf(r(i, 0)) * g.halfExtents.x + fabsf(r(i, 1)) * g.halfExtents.y +
+                fabsf(r(i, 2)) * g.halfExtents.z;
+  }
+  half += Vec3{grow, grow, grow};
+  lower = pose.p - half;
+  upper = pose.p + half;
+}
+
+/// The pair rule of the broad phase: different bodies, at least one moving, not filtered.
+WEFT_HD inline bool shapesMayCollide(int a, int b, const int* shapeBody, const float* bodyInvMass,
+                                     const std::uint64_t* filterKeys, int numFilterKeys) {
+  const int ba = shapeBody[a], bb = shapeBody[b];
+  if (ba == bb) return false;
+  const bool movesA = ba >= 0 && bodyInvMass[ba] > 0.0f;
+  const bool movesB = bb >= 0 && bodyInvMass[bb] > 0.0f;
+  if (!movesA && !movesB) return false;
+  return !sortedKeysContain(filterKeys, numFilterKeys, shapePairKey(a, b));
+}
+
+/// The row of candidate `c` between shapes a (its A) and b: shape0 = min(a, b), points and
+/// offsets in the owning bodies' frames (world for static shapes), margins r_eff + shape margin.
+WEFT_HD inline RigidContact makeRigidContact(int a, int b, const ContactCandidate& candidate,
+                                             const RigidShapesView& shapes,
+                                             const Transform* bodyPoses) {
+  const ContactCandidate c = a < b ? candidate : flipped(candidate);
+  RigidContact row;
+  row.shape0 = a < b ? a : b;
+  row.shape1 = a < b ? b : a;
+  row.body0 = shapes.body[row.shape0];
+  row.body1 = shapes.body[row.shape1];
+  row.normal = c.normal;
+  row.margin0 = c.radiusA + shapes.margin[row.shape0];
+  row.margin1 = c.radiusB + shapes.margin[row.shape1];
+  const Vec3 offset0 = row.margin0 * c.normal, offset1 = -row.margin1 * c.normal;
+  row.point0 = c.pointA;
+  row.offset0 = offset0;
+  if (row.body0 >= 0) {
+    const Transform pose = bodyPoses[row.body0];
+    row.point0 = inverseTransformPoint(pose, c.pointA);
+    row.offset0 = rotateInverse(pose.q, offset0);
+  }
+  row.point1 = c.pointB;
+  row.offset1 = offset1;
+  if (row.body1 >= 0) {
+    const Transform pose = bodyPoses[row.body1];
+    row.point1 = inverseTransformPoint(pose, c.pointB);
+    row.offset1 = rotateInverse(pose.q, offset1);
+  }
+  return row;
+}
+
+// ---- compute_shape_aabbs
+// -------------------------------------------------------------------------
+
+struct ComputeShapeAabbs {
+  static constexpr KernelId kId = KernelId::compute_shape_aabbs;
+
+  RigidShapesView shapes;
+  const Transform* __restrict__ bodyPoses;  // (numBodies) origin poses [m]
+  const int* __restrict__ shapeLeaf;        // (numShapes) tree slot, −1 for planes
+  Transform* __restrict__ worldPoses;       // (numShapes) out [m]
+  Vec3* __restrict__ leafLowers;            // (numTreeShapes) out [m]
+  Vec3* __restrict__ leafUppers;            // (numTreeShapes) out [m]
+
+  WEFT_HD void operator()(int s) const {
+    const int body = shapes.body[s];
+    const Transform pose =
+        body >= 0 ? shapeWorldPose(bodyPoses[body], shapes.localPose[s]) : shapes.localPose[s];
+    worldPoses[s] = pose;
+    const int leaf = shapeLeaf[s];
+    if (leaf >= 0)
+      shapeBounds(shapes.geometry[s], pose, shapes.margin[s] + shapes.gap[s], leafLowers[leaf],
+                  leafUppers[leaf]);
+  }
+};
+
+// ---- rigid_broad_phase
+// ---------------------------------------------------------------------------
+
+struct RigidBroadPhase {
+  static constexpr KernelId kId = KernelId::rigid_broad_phase;
+
+  BvhView bvh;                                 // over the non-plane shapes' tree slots
+  const int* __restrict__ shapeBody;           // (numShapes)
+  const ShapeGeometry* __restrict__ geometry;  // (numShapes)
+  const float* __restrict__ bodyInvMass;       // (numBodies) effective; 0 = does not move
+  const int* __restrict__ shapeLeaf;           // (numShapes) tree slot, −1 for planes
+  const int* __restrict__ leafShape;           // (numTreeShapes) shape of a tree slot
+  const Vec3* __restrict__ leafLowers;         // (numTreeShapes)
+  const Vec3* __restrict__ leafUppers;         // (numTreeShapes)
+  const int* __restrict__ planeShapes;         // (numPlanes) ascending
+  int numPlanes;
+  const std::uint64_t* __restrict__ filterKeys;  // (numFilterKeys) ascending shapePairKey
+  int numFilterKeys;
+  ShapePairLists pairs;  // out
+  RigidContactStatus* __restrict__ status;
+
+  WEFT_HD void operator()(int a) const {
+    const int leaf = shapeLeaf[a];
+    int count = 0;
+    auto keep = [&](int b) {
+      if (!shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys)) return;
+      if (count < pairs.capacity) pairs.items[a * pairs.capacity + count] = b;
+      ++count;
+    };
+    if (leaf >= 0) {
+      bvhQueryStackless(bvh, leafLowers[leaf], leafUppers[leaf], [&](int other) {
+        const int b = leafShape[other];
+        if (b > a) keep(b);
+      });
+      for (int k = 0; k < numPlanes; ++k) keep(planeShapes[k]);
+    }
+    pairs.counts[a] = count;
+    if (count > 0) atomicMaxInt(&status->maxShapePairs, count);
+  }
+};
+
+// ---- rigid_narrow_phase_count / rigid_narrow_phase
+// -------------------------------------------------
+
+/// What both narrow-phase kernels read; run() calls emit(index, a, b, candidate) for every
+/// admitted candidate of shape a in order and returns how many there were.
+struct RigidNarrowPhaseInputs {
+  RigidShapesView shapes;
+  const Transform* __restrict__ worldPoses;  // (numShapes) from compute_shape_aabbs
+  ShapePairLists pairs;                      // from rigid_broad_phase
+
+  template <class Emit>
+  WEFT_HD int run(int a, Emit&& emit) const {
+    const int stored = pairs.counts[a] < pairs.capacity ? pairs.counts[a] : pairs.capacity;
+    int count = 0;
+    for (int k = 0; k < stored; ++k) {
+      const int b = pairs.items[a * pairs.capacity + k];
+      const ContactCandidates found =
+          collideShapes(shapes.geometry[a], worldPoses[a], shapes.geometry[b], worldPoses[b]);
+      const float margins = shapes.margin[a] + shapes.margin[b];
+      const float gaps = shapes.gap[a] + shapes.gap[b];
+      for (int i = 0; i < found.count; ++i) {
+        if (!(found.items[i].distance - margins <= gaps)) continue;  // also drops NaN
+        emit(count, a, b, found.items[i]);
+        ++count;
+      }
+    }
+    return count;
+  }
+};
+
+struct RigidNarrowPhaseCount {
+  static constexpr KernelId kId = KernelId::rigid_narrow_phase_count;
+
+  RigidNarrowPhaseInputs in;
+  int* __restrict__ rowCounts;  // (numShapes + 1) out; the last entry stays 0
+
+  WEFT_HD void operator()(int a) const {
+    rowCounts[a] = in.run(a, [](int, int, int, const ContactCandidate&) {});
+  }
+};
+
+struct RigidNarrowPhase {
+  static constexpr KernelId kId = KernelId::rigid_narrow_phase;
+
+  RigidNarrowPhaseInputs in;
+  const Transform* __restrict__ bodyPoses;  // (numBodies)
+  const int* __restrict__ rowOffsets;       // (numShapes + 1) exclusive sums of the counts
+  int rowCapacity;
+  RigidContact* __restrict__ rows;  // (rowCapacity) out
+  int* __restrict__ rowCount;       // (1) out: rows stored, min(total, rowCapacity)
+  RigidContactStatus* __restrict__ status;
+
+  WEFT_HD void operator()(int a) const {
+    const int first = rowOffsets[a];
+    in.run(a, [&](int k, int self, int other, const ContactCandidate& c) {
+      if (first + k < rowCapacity)
+        rows[first + k] = makeRigidContact(self, other, c, in.shapes, bodyPoses);
+    });
+    if (a == 0) {
+      const int total = rowOffsets[in.shapes.numShapes];
+      *rowCount = total < rowCapacity ? total : rowCapacity;
+      atomicMaxInt(&status->maxContacts, total);
+    }
+  }
+};
+
+// ---- build_body_body_contact_lists / gather_body_body_contact_lists
+// --------------------------------
+
+struct BuildBodyBodyContactLists {
+  static constexpr KernelId kId = KernelId::build_body_body_contact_lists;
+
+  int rowBits;  // bits of a row index (rowCapacity − 1 fits)
+  int numBodies;
+  const RigidContact* __restrict__ rows;  // (rowCapacity)
+  const int* __restrict__ rowCount;       // (1)
+  const float* __restrict__ bodyInvMass;  // (numBodies)
+  std::uint64_t* __restrict__ keys;       // (2 x rowCapacity) out
+
+  WEFT_HD void operator()(int i) const {
+    const std::uint64_t sentinel = std::uint64_t(numBodies) << rowBits;
+    const bool valid = i < *rowCount;
+    for (int k = 0; k < 2; ++k) {
+      const int body = valid ? (k == 0 ? rows[i].body0 : rows[i].body1) : -1;
+      const bool moves = body >= 0 && bodyInvMass[body] > 0.0f;
+      keys[2 * i + k] = moves ? (std::uint64_t(body) << rowBits) | std::uint64_t(i) : sentinel;
+    }
+  }
+};
+
+struct GatherBodyBodyContactLists {
+  static constexpr KernelId kId = KernelId::gather_body_body_contact_lists;
+
+  int rowBits;
+  int numBodies;
+  int numKeys;                                   // 2 x rowCapacity
+  const std::uint64_t* __restrict__ sortedKeys;  // (numKeys) ascending
+  int* __restrict__ bodyOffsets;                 // (numBodies + 1) out
+  int* __restrict__ bodyRows;                    // (numKeys) out
+
+  /// First index whose key is >= the first key of `body`.
+  WEFT_HD int firstEntry(int body) const {
+    const std::uint64_t key = std::uint64_t(body) << rowBits;
+    int lo = 0, hi = numKeys;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (sortedKeys[mid] < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+
+  WEFT_HD void operator()(int b) const {
+    const int begin = firstEntry(b);
+    bodyOffsets[b] = begin;
+    if (b == numBodies) return;
+    const int end = firstEntry(b + 1);
+    const std::uint64_t rowMask = (std::uint64_t(1) << rowBits) - 1;
+    for (int j = begin; j < end; ++j) bodyRows[j] = int(sortedKeys[j] & rowMask);
+  }
+};
+
+}  // namespace weft

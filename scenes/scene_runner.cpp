@@ -1,0 +1,67 @@
+#include "scenes/scene_runner.h"
+
+#include "solver/rigid_simulation.h"
+#include "solver/simulation.h"
+
+namespace weft {
+namespace {
+
+class ClothRunner final : public SceneRunner {
+ public:
+  ClothRunner(const Device& device, const Scene& scene, const SceneOptions& options, bool useGraphs)
+      : scene_(scene),
+        desc_(scene.build(options)),
+        sim_(device, desc_, scene.solver, 1.0 / scene.fps, scene.substeps, useGraphs) {}
+  void advanceFrame() override { sim_.advanceFrame(); }
+  double lastFrameMs() const override { return sim_.lastFrameMs(); }
+  void resetGraphs() override { sim_.resetGraphs(); }
+  void launchSubstep(int) override { sim_.solver().step(sim_.state(), sim_.scratch()); }
+  int lastFrameContacts() const override {
+    return scene_.solver.selfContact.enabled ? sim_.contactReport().lastFrame.totalPairs : 0;
+  }
+  bool measuresDensestFrame() const override { return scene_.solver.selfContact.enabled; }
+  std::string sizeLabel() const override {
+    return std::to_string(desc_.numParticles()) + " particles";
+  }
+  int elementCount() const override { return desc_.numParticles(); }
+  int iterations() const override { return scene_.solver.iterations; }
+  int substepsPerFrame() const override { return sim_.substepsPerFrame(); }
+
+ private:
+  const Scene& scene_;
+  ModelDesc desc_;
+  Simulation sim_;
+};
+
+class CableRunner final : public SceneRunner {
+ public:
+  CableRunner(const Device& device, const Scene& scene, const SceneOptions& options, bool useGraphs)
+      : scene_(scene),
+        desc_(scene.buildRigid(options)),
+        sim_(device, desc_, scene.rigidSolver, 1.0 / scene.fps, scene.substeps, useGraphs) {}
+  void advanceFrame() override { sim_.advanceFrame(); }
+  double lastFrameMs() const override { return sim_.lastFrameMs(); }
+  void resetGraphs() override { sim_.resetGraphs(); }
+  void launchSubstep(int k) override { sim_.launchSubstep(k); }
+  int lastFrameContacts() const override { return sim_.contactReport().lastFrameRows; }
+  bool measuresDensestFrame() const override { return false; }
+  std::string sizeLabel() const override { return std::to_string(desc_.numBodies()) + " bodies"; }
+  int elementCount() const override { return desc_.numBodies(); }
+  int iterations() const override { return scene_.rigidSolver.iterations; }
+  int substepsPerFrame() const override { return sim_.substepsPerFrame(); }
+
+ private:
+  const Scene& scene_;
+  RigidDesc desc_;
+  RigidSimulation sim_;
+};
+
+}  // namespace
+
+std::unique_ptr<SceneRunner> makeSceneRunner(const Device& device, const Scene& scene,
+                                             const SceneOptions& options, bool useGraphs) {
+  if (scene.cable) return std::make_unique<CableRunner>(device, scene, options, useGraphs);
+  return std::make_unique<ClothRunner>(device, scene, options, useGraphs);
+}
+
+}  // namespace weft

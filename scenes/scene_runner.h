@@ -1,0 +1,45 @@
+// SceneRunner: one interface over the two simulations (cloth: Simulation, cables:
+// RigidSimulation) for the code that only advances frames, times them and records launches —
+// weft bench, the Google benchmarks and the tuner. weft run talks to each simulation directly,
+// since it reads and checks their state.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "scenes/scene.h"
+
+namespace weft {
+
+class SceneRunner {
+ public:
+  virtual ~SceneRunner() = default;
+  /// Runs one frame (one CUDA graph replay on CUDA) and waits for it.
+  virtual void advanceFrame() = 0;
+  /// Device time of the last frame [ms].
+  virtual double lastFrameMs() const = 0;
+  /// Forgets captured graphs (after the launch policy changed).
+  virtual void resetGraphs() = 0;
+  /// Launches substep `substepInFrame` of a frame directly (no wait): what one records or
+  /// captures as "a substep". Cable scenes detect contacts in the substeps that start a
+  /// collision interval only.
+  virtual void launchSubstep(int substepInFrame) = 0;
+  /// Contacts of the last frame: self-contact candidate pairs (cloth), the largest contact row
+  /// count of a detection (cables); 0 without contacts.
+  virtual int lastFrameContacts() const = 0;
+  /// True when the tuner and the benchmarks measure the densest-contact frame of the warm-up
+  /// window (cloth with self-contact); false: the last frame of the window (settled cables).
+  virtual bool measuresDensestFrame() const = 0;
+  /// "1820 particles" or "4000 bodies".
+  virtual std::string sizeLabel() const = 0;
+  virtual int elementCount() const = 0;  // particles or bodies
+  virtual int iterations() const = 0;
+  virtual int substepsPerFrame() const = 0;
+};
+
+/// Builds `scene` with `options` and its simulation on `device`.
+std::unique_ptr<SceneRunner> makeSceneRunner(const Device& device, const Scene& scene,
+                                             const SceneOptions& options = {},
+                                             bool useGraphs = true);
+
+}  // namespace weft

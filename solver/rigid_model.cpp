@@ -1,0 +1,239 @@
+#include "solver/rigid_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/runtime/errors.h"
+#include "solver/cable_builder.h"
+
+namespace weft {
+
+namespace {
+
+void requireFiniteNonNegative(float v, const char* name, bool allowZero) {
+  if (!std::isfinite(v) || v < 0.0f || (!allowZero && v == 0.0f))
+    throw Error(std::string("rigid solver option ") + name + " = " + std::to_string(v) +
+                " is invalid: it must be finite and " + (allowZero ? "non-negative" : "positive"));
+}
+
+/// Copies the first min(old, new) elements of `old` into a fresh buffer of `count` elements.
+template <class T>
+DeviceBuffer<T> grown(const Device& device, const DeviceBuffer<T>& old, size_t count) {
+  DeviceBuffer<T> fresh(device, count);
+  const size_t keep = std::min(old.size(), count);
+  if (keep) detail::copyBytesAsync(device, fresh.data(), old.data(), keep * sizeof(T));
+  return fresh;
+}
+
+bool effectivelyKinematic(const BodyDesc& b) {
+  return b.kinematic || !(b.mass > 0.0f);
+}
+
+}  // namespace
+
+void RigidSolverOptions::validate() const {
+  if (iterations < 1)
+    throw Error("rigid solver option iterations = " + std::to_string(iterations) +
+                " is invalid: at least one iteration is needed");
+  if (!(std::isfinite(gravity.x) && std::isfinite(gravity.y) && std::isfinite(gravity.z)))
+    throw Error("rigid solver option gravity is not finite");
+  requireFiniteNonNegative(frictionEpsilon, "frictionEpsilon", false);
+  if (!(gamma >= 0.0f && gamma <= 1.0f)) throw Error("rigid solver option gamma must be in [0, 1]");
+  if (!(jointAlpha >= 0.0f && jointAlpha <= 1.0f) ||
+      !(contactAlpha >= 0.0f && contactAlpha <= 1.0f))
+    throw Error("rigid solver options jointAlpha and contactAlpha must be in [0, 1]");
+  if (collideInterval < 1) throw Error("rigid solver option collideInterval must be at least 1");
+  if (contactCapacity < 1 || pairCapacity < 1)
+    throw Error("rigid solver options contactCapacity and pairCapacity must be at least 1");
+  requireFiniteNonNegative(matchDistance, "matchDistance", true);
+  if (!(matchNormalDot >= -1.0f && matchNormalDot <= 1.0f))
+    throw Error("rigid solver option matchNormalDot must be in [-1, 1]");
+}
+
+RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
+    : numBodies(desc.numBodies()), numShapes(desc.numShapes()), numJoints(desc.numJoints()) {
+  validateRigidDesc(desc);
+  if (numBodies == 0) throw Error("the rigid model has no bodies");
+  if (int(desc.bodyColorOffsets.size()) < 2 || int(desc.bodiesByColor.size()) != numBodies ||
+      int(desc.jointOffsets.size()) != numBodies + 1)
+    throw Error("the rigid model has no coloring: build it with CableBuilder::finalize()");
+
+  const size_t B = size_t(numBodies);
+  std::vector<Vec3> hCom(B);
+  std::vector<float> hMass(B), hInvMass(B), hStructuralK(B, 0.0f);
+  std::vector<Mat33> hInertia(B), hInvInertia(B);
+  std::vector<ShapeMotion> hMotion(B);
+  std::vector<Transform> hSamples;
+  for (size_t b = 0; b < B; ++b) {
+    const BodyDesc& body = desc.bodies[b];
+    hCom[b] = body.com;
+    hInertia[b] = body.inertia;
+    ShapeMotion m = body.motion;
+    if (effectivelyKinematic(body)) {
+      hMass[b] = 0.0f;
+      hInvMass[b] = 0.0f;
+      hInvInertia[b] = Mat33{};
+      if (m.type == MotionType::Static) m.pose0 = body.pose;
+      if (m.type == MotionType::Sampled) {
+        m.sampleOffset = int(hSamples.size());
+        m.sampleCount = int(body.motionSamples.size());
+        hSamples.insert(hSamples.end(), body.motionSamples.begin(), body.motionSamples.end());
+      }
+    } else {
+      hMass[b] = body.mass;
+      hInvMass[b] = 1.0f / body.mass;
+      hInvInertia[b] = inverse(body.inertia, determinant(body.inertia));
+      m = ShapeMotion{};
+      m.pose0 = body.pose;
+    }
+    hMotion[b] = m;
+  }
+  if (hSamples.empty()) hSamples.push_back(Transform{});  // keep the pointer valid
+
+  const size_t J = size_t(numJoints);
+  std::vector<int> hType(J), hParent(J), hChild(J);
+  std::vector<RodJoint> hJoints(J);
+  std::vector<float> hEps(J), hTau(J);
+  for (size_t j = 0; j < J; ++j) {
+    const JointDesc& d = desc.joints[j];
+    hType[j] = int(d.type);
+    hParent[j] = d.parent;
+    hChild[j] = d.child;
+    RodJoint& r = hJoints[j];
+    r.parentAnchor = d.parentAnchor;
+    r.childAnchor = d.childAnchor;
+    r.material = {d.stretchStiffness, d.shearStiffness, d.bendStiffness, d.twistStiffness,
+                  d.stretchDamping,   d.shearDamping,   d.bendDamping,   d.twistDamping};
+    const Transform parentRest = d.parent >= 0 ? desc.bodies[size_t(d.parent)].pose : Transform{};
+    if (d.type == JointType::Rod)
+      r.rest =
+          rodRest(parentRest, desc.bodies[size_t(d.child)].pose, d.parentAnchor, d.childAnchor);
+    hEps[j] = d.dahlEpsMax;
+    hTau[j] = d.dahlTau;
+    const float k = d.type == JointType::Rod ? std::max(d.stretchStiffness, d.shearStiffness)
+                                             : d.stretchStiffness;
+    for (int body : {d.parent, d.child})
+      if (body >= 0) hStructuralK[size_t(body)] = std::max(hStructuralK[size_t(body)], k);
+    if (d.type == JointType::Rod && d.dahlEpsMax > 0.0f && d.dahlTau > 0.0f &&
+        (d.bendStiffness > 0.0f || d.twistStiffness > 0.0f))
+      hasDahl = true;
+  }
+
+  const size_t S = size_t(numShapes);
+  std::vector<int> hShapeBody(S);
+  std::vector<ShapeGeometry> hGeometry(S);
+  std::vector<Transform> hLocal(S);
+  std::vector<float> hMargin(S), hGap(S);
+  std::vector<ContactMaterial> hMaterial(S);
+  for (size_t s = 0; s < S; ++s) {
+    const RigidShapeDesc& d = desc.shapes[s];
+    hShapeBody[s] = d.body;
+    hGeometry[s] = d.geometry;
+    hLocal[s] = d.localPose;
+    hMargin[s] = d.margin;
+    hGap[s] = d.gap;
+    hMaterial[s] = d.material;
+  }
+  std::vector<std::uint64_t> hFilter = shapePairFilterKeys(desc.filteredShapePairs);
+  if (hFilter.empty()) hFilter.push_back(~std::uint64_t(0));  // a key no pair has
+
+  com = DeviceBuffer<Vec3>(device, hCom);
+  mass = DeviceBuffer<float>(device, hMass);
+  invMass = DeviceBuffer<float>(device, hInvMass);
+  inertia = DeviceBuffer<Mat33>(device, hInertia);
+  invInertia = DeviceBuffer<Mat33>(device, hInvInertia);
+  structuralK = DeviceBuffer<float>(device, hStructuralK);
+  motion = DeviceBuffer<ShapeMotion>(device, hMotion);
+  motionSamples = DeviceBuffer<Transform>(device, hSamples);
+  shapeBody = DeviceBuffer<int>(device, hShapeBody);
+  shapeGeometry = DeviceBuffer<ShapeGeometry>(device, hGeometry);
+  shapeLocalPose = DeviceBuffer<Transform>(device, hLocal);
+  shapeMargin = DeviceBuffer<float>(device, hMargin);
+  shapeGap = DeviceBuffer<float>(device, hGap);
+  shapeMaterial = DeviceBuffer<ContactMaterial>(device, hMaterial);
+  filterKeys = DeviceBuffer<std::uint64_t>(device, hFilter);
+  jointType = DeviceBuffer<int>(device, hType);
+  jointParent = DeviceBuffer<int>(device, hParent);
+  jointChild = DeviceBuffer<int>(device, hChild);
+  joints = DeviceBuffer<RodJoint>(device, hJoints);
+  dahlEpsMax = DeviceBuffer<float>(device, hEps);
+  dahlTau = DeviceBuffer<float>(device, hTau);
+  jointOffsets = DeviceBuffer<int>(device, desc.jointOffsets);
+  std::vector<int> hBodyJoints = desc.bodyJoints;
+  if (hBodyJoints.empty()) hBodyJoints.push_back(0);
+  bodyJoints = DeviceBuffer<int>(device, hBodyJoints);
+  colorBodies = DeviceBuffer<int>(device, desc.bodiesByColor);
+  colorOffsets = desc.bodyColorOffsets;
+  numColors = int(colorOffsets.size()) - 1;
+}
+
+RigidBodiesDevice RigidModel::bodiesView() const {
+  return {com.data(),        mass.data(),        invMass.data(), inertia.data(),
+          invInertia.data(), structuralK.data(), motion.data(),  motionSamples.data()};
+}
+
+RigidJointsDevice RigidModel::jointsView() const {
+  return {jointType.data(),  jointParent.data(), jointChild.data(),   joints.data(),
+          dahlEpsMax.data(), dahlTau.data(),     jointOffsets.data(), bodyJoints.data()};
+}
+
+RigidShapesView RigidModel::shapesView() const {
+  return {numShapes,          shapeBody.data(), shapeGeometry.data(), shapeLocalPose.data(),
+          shapeMargin.data(), shapeGap.data()};
+}
+
+RigidState::RigidState(const Device& device, const RigidDesc& desc) {
+  std::vector<Transform> p;
+  std::vector<Vec3> v, w;
+  for (const BodyDesc& b : desc.bodies) {
+    p.push_back(b.pose);
+    v.push_back(b.linearVelocity);
+    w.push_back(b.angularVelocity);
+  }
+  poses = DeviceBuffer<Transform>(device, p);
+  linearVelocities = DeviceBuffer<Vec3>(device, v);
+  angularVelocities = DeviceBuffer<Vec3>(device, w);
+  substep = DeviceBuffer<long long>(device, size_t(1));
+}
+
+RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, const RigidState& state,
+                           const RigidSolverOptions& options)
+    : device(dev) {
+  const size_t B = size_t(model.numBodies), J = size_t(model.numJoints);
+  startPoses = DeviceBuffer<Transform>(device, B);
+  startPoses.copyFrom(state.poses);
+  inertialPoses = DeviceBuffer<Transform>(device, B);
+  contactBlocks = DeviceBuffer<BodyBlock>(device, B);
+  jointTerms = DeviceBuffer<RodStepTerms>(device, std::max<size_t>(J, 1));
+  jointLambda = DeviceBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
+  dahl = DeviceBuffer<DahlState>(device, std::max<size_t>(J, 1));
+  if (model.numShapes >= 2) {
+    RigidContactDetectorSettings settings;
+    settings.pairCapacity = options.pairCapacity;
+    settings.rowCapacity = std::max(256, options.contactCapacity * model.numShapes);
+    detector = std::make_unique<RigidContactDetector>(
+        device, model.shapesView(), RigidBodiesView{model.numBodies, model.invMass.data()},
+        ShapePairFilterView{int(model.filterKeys.size()), model.filterKeys.data()}, settings,
+        state.poses.data());
+    previousShapeOffsets = DeviceBuffer<int>(device, size_t(model.numShapes) + 1);
+    previousCount = DeviceBuffer<int>(device, size_t(1));
+    resizeRows();
+  }
+  device.synchronize();
+}
+
+void RigidScratch::resizeRows() {
+  const size_t n = size_t(detector->rowCapacity());
+  contactState = grown(device, contactState, n);
+  matchIndex = grown(device, matchIndex, n);
+  matchCandidate = grown(device, matchCandidate, n);
+  matchDistance = grown(device, matchDistance, n);
+  midpoints = grown(device, midpoints, n);
+  previousRows = grown(device, previousRows, n);
+  previousMidpoints = grown(device, previousMidpoints, n);
+  previousState = grown(device, previousState, n);
+  claims = grown(device, claims, n);
+  rowCapacity = int(n);
+}
+
+}  // namespace weft

@@ -1,0 +1,133 @@
+// RigidModel / RigidState / RigidScratch: the data of the rigid (cable) AVBD path, split as the
+// cloth side's Model / State / Scratch (STYLE.md §3).
+//
+//   RigidModel    immutable after upload: bodies (effective mass and inertia: zero for kinematic
+//                 bodies), their motions, shapes, joints with their cached rest strain, the body
+//                 coloring by joints and the body → joint adjacency.
+//   RigidState    what evolves and what a user reads: body poses and velocities, the substep
+//                 counter (simulation time = substep·dt, read by kinematic motion).
+//   RigidScratch  per-step work memory: start-of-step and inertial poses, contact blocks, joint
+//                 step terms and multipliers, Dahl state, the contact detector, per-row contact
+//                 state and the previous detection (contact history).
+// Everything is allocated before the first step; a step allocates nothing and can be captured in
+// a CUDA graph. Contact rows grow between frames (RigidSimulation) and never drop silently.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collision/rigid_contacts.h"
+#include "kernels/avbd.cuh"
+#include "kernels/runtime/buffer.h"
+#include "solver/rigid_desc.h"
+
+namespace weft {
+
+/// Settings of the rigid AVBD solver (rigid_avbd_spec §2; compliant ALM only).
+struct RigidSolverOptions {
+  int iterations = 5;                // Gauss–Seidel sweeps over the body colors per substep
+  Vec3 gravity{0.0f, 0.0f, -9.81f};  // [m/s²]
+  float frictionEpsilon = 1e-2f;     // [m/s]; ε_u = frictionEpsilon·dt
+  float gamma = 0.999f;              // per-step retention of the multipliers (rigid_avbd_gamma)
+  float jointAlpha = 0.0f;           // stabilization α of joint rows (ALM default 0)
+  float contactAlpha = 0.0f;         // stabilization α of contact rows (ALM default 0)
+  int collideInterval = 1;           // contacts generated every n-th substep (the reference's
+                                     // update_step_interval: 1, or 10 for twist and bundle);
+                                     // must divide the substeps of a frame
+  int contactCapacity = 4;           // initial contact rows per shape (at least 256 in all;
+                                     // grown on demand, never dropped)
+  int pairCapacity = 16;             // initial broad-phase partners per shape (grown on demand)
+  bool contactHistory = false;       // warm-start λ of rows matched to the previous detection
+  bool stickyContacts = false;       // matched penetrating rows keep their previous anchors
+  float matchDistance = 5e-4f;       // [m] contact_matching_pos_threshold
+  float matchNormalDot = 0.995f;     // contact_matching_normal_dot_threshold
+
+  /// Throws weft::Error naming the first invalid field.
+  void validate() const;
+};
+
+class RigidModel {
+ public:
+  RigidModel(const Device& device, const RigidDesc& desc);
+
+  int numBodies = 0, numShapes = 0, numJoints = 0, numColors = 0;
+  bool hasDahl = false;  // some ROD joint has ε_max > 0, τ > 0 and bend or twist stiffness
+
+  // Bodies
+  DeviceBuffer<Vec3> com;                 // (numBodies) COM in the body frame [m]
+  DeviceBuffer<float> mass;               // (numBodies) effective mass, 0 = kinematic [kg]
+  DeviceBuffer<float> invMass;            // (numBodies) effective inverse mass [1/kg]
+  DeviceBuffer<Mat33> inertia;            // (numBodies) body frame, about the COM [kg·m²]
+  DeviceBuffer<Mat33> invInertia;         // (numBodies) effective inverse [1/(kg·m²)]
+  DeviceBuffer<float> structuralK;        // (numBodies) max stretch/shear k of its joints [N/m]
+  DeviceBuffer<ShapeMotion> motion;       // (numBodies) kinematic motion (Static for others)
+  DeviceBuffer<Transform> motionSamples;  // Sampled motions' poses, concatenated
+
+  // Shapes
+  DeviceBuffer<int> shapeBody;                  // (numShapes) −1 = static
+  DeviceBuffer<ShapeGeometry> shapeGeometry;    // (numShapes)
+  DeviceBuffer<Transform> shapeLocalPose;       // (numShapes) in the body frame
+  DeviceBuffer<float> shapeMargin;              // (numShapes) [m]
+  DeviceBuffer<float> shapeGap;                 // (numShapes) [m]
+  DeviceBuffer<ContactMaterial> shapeMaterial;  // (numShapes)
+  DeviceBuffer<std::uint64_t> filterKeys;       // sorted shapePairKey of filtered pairs
+
+  // Joints
+  DeviceBuffer<int> jointType, jointParent, jointChild;  // (numJoints)
+  DeviceBuffer<RodJoint> joints;                         // (numJoints) anchors, rest, material
+  DeviceBuffer<float> dahlEpsMax, dahlTau;               // (numJoints)
+  DeviceBuffer<int> jointOffsets;                        // (numBodies + 1)
+  DeviceBuffer<int> bodyJoints;                          // (2 x numJoints at most)
+
+  // Coloring by joints: colorBodies[colorOffsets[c] .. colorOffsets[c+1]) (host offsets)
+  DeviceBuffer<int> colorBodies;  // (numBodies)
+  std::vector<int> colorOffsets;  // (numColors + 1)
+
+  RigidBodiesDevice bodiesView() const;
+  RigidJointsDevice jointsView() const;
+  RigidShapesView shapesView() const;
+};
+
+struct RigidState {
+  RigidState(const Device& device, const RigidDesc& desc);
+
+  DeviceBuffer<Transform> poses;         // (numBodies) body origin poses [m]
+  DeviceBuffer<Vec3> linearVelocities;   // (numBodies) COM velocity [m/s]
+  DeviceBuffer<Vec3> angularVelocities;  // (numBodies) world [rad/s]
+  DeviceBuffer<long long> substep;       // (1) substeps completed since t = 0
+};
+
+struct RigidScratch {
+  RigidScratch(const Device& device, const RigidModel& model, const RigidState& state,
+               const RigidSolverOptions& options);
+
+  /// (Re)allocates the per-row arrays for the detector's current row capacity, keeping the
+  /// first rows of the previous detection and their state (the contact history).
+  void resizeRows();
+
+  const Device& device;
+  DeviceBuffer<Transform> startPoses;        // (numBodies) body_q_prev: start of the step
+  DeviceBuffer<Transform> inertialPoses;     // (numBodies) inertial target y
+  DeviceBuffer<BodyBlock> contactBlocks;     // (numBodies) contact sum of the current color
+  DeviceBuffer<RodStepTerms> jointTerms;     // (numJoints) per-step joint constants
+  DeviceBuffer<RodMultipliers> jointLambda;  // (numJoints)
+  DeviceBuffer<DahlState> dahl;              // (numJoints)
+
+  std::unique_ptr<RigidContactDetector> detector;  // null when the model has no pair to test
+  int rowCapacity = 0;
+  DeviceBuffer<RigidContactState> contactState;  // (rowCapacity) per current row
+  DeviceBuffer<int> matchIndex;                  // (rowCapacity) previous row or −1/−2
+  DeviceBuffer<int> matchCandidate;              // (rowCapacity)
+  DeviceBuffer<float> matchDistance;             // (rowCapacity)
+  DeviceBuffer<Vec3> midpoints;                  // (rowCapacity) world midpoints at detection
+  // The previous detection (saved at the end of the substep before the next detection).
+  DeviceBuffer<RigidContact> previousRows;        // (rowCapacity)
+  DeviceBuffer<int> previousCount;                // (1)
+  DeviceBuffer<int> previousShapeOffsets;         // (numShapes + 1)
+  DeviceBuffer<Vec3> previousMidpoints;           // (rowCapacity)
+  DeviceBuffer<RigidContactState> previousState;  // (rowCapacity)
+  DeviceBuffer<unsigned long long> claims;        // (rowCapacity)
+};
+
+}  // namespace weft

@@ -1,0 +1,92 @@
+// The four cable scenes simulated with their checks: a few frames on the CPU (CI), the
+// reference's full test length on CUDA, the bundle's 150-frame Dahl / no-Dahl variants on CUDA
+// (the reference's straightness bands: plastic memory with Dahl, straight again without), and
+// CUDA against the CPU.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "scenes/scene.h"
+#include "solver/rigid_simulation.h"
+#include "test_support.h"
+
+namespace weft {
+namespace {
+
+struct SceneRun {
+  std::vector<CheckResult> checks;
+  std::vector<Transform> poses;
+};
+
+SceneRun simulate(const Device& device, const std::string& name, int frames,
+                  const SceneOptions& options = {}) {
+  const Scene& scene = findScene(name);
+  const RigidDesc desc = scene.buildRigid(options);
+  RigidSimulation sim(device, desc, scene.rigidSolver, 1.0 / scene.fps, scene.substeps);
+  for (int f = 0; f < frames; ++f) sim.advanceFrame();
+  SceneRun r;
+  r.poses = sim.poses();
+  const std::vector<Vec3> v = sim.linearVelocities(), w = sim.angularVelocities();
+  r.checks = scene.rigidChecks(RigidCheckInput{desc, r.poses, v, w, frames, frames / scene.fps});
+  const RigidSimulation::ContactReport& c = sim.contactReport();
+  r.checks.push_back({"contacts_complete", c.lastFrameRows <= c.rowCapacity, ""});
+  return r;
+}
+
+void expectAllPass(const SceneRun& r) {
+  EXPECT_FALSE(r.checks.empty());
+  for (const CheckResult& c : r.checks) EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
+}
+
+const char* const kScenes[] = {"cable_twist", "cable_pile", "cable_bundle_hysteresis",
+                               "cable_y_junction"};
+
+TEST(CableRun, FirstFramesOnTheCpuPassTheChecks) {
+  auto cpu = test::openCpu();
+  for (const char* name : kScenes) {
+    SCOPED_TRACE(name);
+    expectAllPass(simulate(*cpu, name, std::string(name) == "cable_pile" ? 2 : 4));
+  }
+}
+
+TEST(CableRun, DefaultLengthOnCudaPassesTheChecks) {
+  WEFT_REQUIRE_CUDA(gpu);
+  for (const char* name : kScenes) {
+    SCOPED_TRACE(name);
+    expectAllPass(simulate(*gpu, name, findScene(name).defaultFrames));
+  }
+  SceneOptions benchmarkSize;
+  benchmarkSize.values["layers"] = "4";
+  expectAllPass(simulate(*gpu, "cable_pile", 20, benchmarkSize));
+}
+
+TEST(CableRun, BundleKeepsItsBendWithDahlAndStraightensWithout) {
+  WEFT_REQUIRE_CUDA(gpu);
+  // The reference's 150-frame variants: checks past t = 2.4 s include each cable's straightness,
+  // in [0.5, 0.9] with Dahl and >= 0.9 without.
+  SceneOptions dahl;
+  dahl.values["eps_max"] = "2.0";
+  dahl.values["tau"] = "0.1";
+  expectAllPass(simulate(*gpu, "cable_bundle_hysteresis", 150, dahl));
+  SceneOptions noDahl;
+  noDahl.values["dahl"] = "0";
+  expectAllPass(simulate(*gpu, "cable_bundle_hysteresis", 150, noDahl));
+}
+
+TEST(CableRun, CudaAgreesWithCpu) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  for (const char* name : {"cable_twist", "cable_y_junction", "cable_bundle_hysteresis"}) {
+    SCOPED_TRACE(name);
+    const SceneRun a = simulate(*cpu, name, 3), b = simulate(*gpu, name, 3);
+    ASSERT_EQ(a.poses.size(), b.poses.size());
+    float worst = 0.0f;
+    for (size_t i = 0; i < a.poses.size(); ++i)
+      worst = std::max(worst, length(a.poses[i].p - b.poses[i].p));
+    EXPECT_LT(worst, 1e-3f);
+  }
+}
+
+}  // namespace
+}  // namespace weft

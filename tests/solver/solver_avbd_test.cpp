@@ -1,0 +1,398 @@
+// SolverAVBD / RigidSimulation against analytic answers: free fall, a capsule pendulum's period,
+// a cantilever cable's tip deflection (exact discrete statics and Euler–Bernoulli beam theory),
+// the torque of a twisted cable, a capsule resting on the ground and one sliding to a stop, and
+// the solver's own invariants: nothing lost when contact buffers start tiny, deterministic bits,
+// CUDA == CPU.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <vector>
+
+#include "kernels/runtime/device.h"
+#include "kernels/runtime/errors.h"
+#include "solver/cable_builder.h"
+#include "solver/rigid_simulation.h"
+#include "test_support.h"
+#include "tuning/launch_table.h"
+
+namespace weft {
+namespace {
+
+constexpr float kG = 9.81f;
+
+/// A capsule body (axis = local z) at `pose`, with its shape; returns the body id.
+int addCapsule(CableBuilder& b, const Transform& pose, float radius, float halfHeight,
+               float density, const ContactMaterial& material = {}, float gap = 0.0f,
+               bool kinematic = false) {
+  BodyDesc body;
+  body.pose = pose;
+  const CapsuleMassProperties props = capsuleMassProperties(radius, halfHeight, density);
+  body.mass = kinematic ? 0.0f : props.mass;
+  body.inertia = props.inertia;
+  body.kinematic = kinematic;
+  body.motion.pose0 = pose;
+  const int id = b.addBody(body);
+  RigidShapeDesc shape;
+  shape.body = id;
+  shape.geometry.type = ShapeType::Capsule;
+  shape.geometry.radius = radius;
+  shape.geometry.halfHeight = halfHeight;
+  shape.material = material;
+  shape.gap = gap;
+  b.addShape(shape);
+  return id;
+}
+
+void addGround(CableBuilder& b, const ContactMaterial& material, float gap = 0.0f) {
+  RigidShapeDesc ground;
+  ground.body = -1;
+  ground.geometry.type = ShapeType::Plane;
+  ground.material = material;
+  ground.gap = gap;
+  b.addShape(ground);
+}
+
+Quat quatFromTo(const Vec3& from, const Vec3& to) {
+  return shortestArc(from, to);
+}
+
+// A straight cable of n capsule segments of length l along +x at height z, joined by ROD joints.
+RodIds addStraightCable(CableBuilder& b, int n, float l, float radius, float z,
+                        const RodStiffness& k, float density = 1000.0f) {
+  std::vector<Vec3> points;
+  for (int i = 0; i <= n; ++i) points.push_back({float(i) * l, 0.0f, z});
+  RodParams params;
+  params.radius = radius;
+  params.density = density;
+  params.stiffness = k;
+  params.gap = 0.0f;
+  return b.addRod(points, {}, params);
+}
+
+TEST(SolverAvbd, FreeFallIsTheSemiImplicitEulerTrajectory) {
+  auto cpu = test::openCpu();
+  CableBuilder b;
+  const int body = addCapsule(b, {{0.0f, 0.0f, 1.0f}, {}}, 0.05f, 0.1f, 1000.0f);
+  const RigidDesc desc = b.finalize();
+  RigidSolverOptions o;
+  const int substeps = 10;
+  const double h = 1.0 / 600.0;
+  RigidSimulation sim(*cpu, desc, o, h * substeps, substeps);
+  for (int f = 0; f < 6; ++f) sim.advanceFrame();
+  // v_k = −g·k·h, z_k = z_0 − g·h²·k(k+1)/2.
+  const int k = 6 * substeps;
+  const Vec3 p = sim.poses()[size_t(body)].p;
+  EXPECT_NEAR(p.z, 1.0 - kG * h * h * k * (k + 1) / 2.0, 2e-5);
+  // The velocity is the BDF1 difference of float positions near 1 m: each rounding of x is worth
+  // ulp(1 m)/h ≈ 7e-5 m/s.
+  EXPECT_NEAR(sim.linearVelocities()[size_t(body)].z, -kG * h * k, 1e-3);
+  EXPECT_EQ(sim.substepCounter(), k);
+}
+
+TEST(SolverAvbd, CapsulePendulumHasThePhysicalPendulumPeriod) {
+  auto cpu = test::openCpu();
+  // A capsule hanging from a ball joint at its upper end, released at θ0 = 0.1 rad.
+  const float radius = 0.02f, halfHeight = 0.2f, theta0 = 0.1f;
+  const Vec3 dir{std::sin(theta0), 0.0f, -std::cos(theta0)};  // pivot → far end
+  CableBuilder b;
+  const int body =
+      addCapsule(b, {dir * halfHeight, quatFromTo({0, 0, 1}, dir)}, radius, halfHeight, 1000.0f);
+  JointDesc ball;
+  ball.type = JointType::Ball;
+  ball.parent = -1;
+  ball.child = body;
+  ball.childAnchor.p = {0.0f, 0.0f, -halfHeight};
+  b.addJoint(ball);
+  const RigidDesc desc = b.finalize();
+  const float m = desc.bodies[0].mass;
+  const float iPivot = desc.bodies[0].inertia(0, 0) + m * halfHeight * halfHeight;
+  const double expected = 2.0 * std::numbers::pi * std::sqrt(iPivot / (m * kG * halfHeight)) *
+                          (1.0 + theta0 * theta0 / 16.0);
+
+  const double h = 1.0 / 600.0;
+  RigidSimulation sim(*cpu, desc, RigidSolverOptions{}, h, 1);
+  // Times at which the COM crosses x = 0 (linear interpolation between substeps).
+  std::vector<double> crossings;
+  float previousX = sim.poses()[0].p.x;
+  for (int k = 1; k <= int(3.5 * expected / h); ++k) {
+    sim.advanceFrame();
+    const float x = sim.poses()[0].p.x;
+    if ((previousX > 0.0f) != (x > 0.0f))
+      crossings.push_back((k - 1 + previousX / (previousX - x)) * h);
+    previousX = x;
+  }
+  ASSERT_GE(crossings.size(), 6u);
+  const double period = (crossings[5] - crossings[1]) / 2.0;
+  EXPECT_NEAR(period, expected, 0.01 * expected) << "expected " << expected;
+  // The joint holds: the upper end stays at the pivot.
+  const Transform pose = sim.poses()[0];
+  EXPECT_LT(length(transformPoint(pose, {0.0f, 0.0f, -halfHeight})), 1e-3f);
+}
+
+TEST(SolverAvbd, CantileverTipDeflectionMatchesDiscreteStaticsAndBeamTheory) {
+  auto cpu = test::openCpu();
+  // Block Gauss–Seidel over bodies converges slowly when the stretch/shear rows are much stiffer
+  // than the bending they must let through (each body sees its neighbours' anchors as fixed), so
+  // statics need many iterations: moderate shear stiffness and 50 iterations reach them in 2 s.
+  const int n = 20;
+  const float l = 0.05f, radius = 0.005f, kb = 160.0f, ks = 1e4f;
+  RodStiffness k;
+  k.stretchStiffness = ks;
+  k.bendStiffness = kb;
+  k.bendDamping = 0.5f;
+  CableBuilder b;
+  const RodIds rod = addStraightCable(b, n, l, radius, 1.0f, k);
+  RigidDesc desc = b.finalize();
+  BodyDesc& clamp = desc.bodies[size_t(rod.bodies[0])];
+  clamp.kinematic = true;
+  clamp.mass = 0.0f;
+  clamp.motion.pose0 = clamp.pose;
+  const float m = desc.bodies[1].mass;
+
+  RigidSolverOptions o;
+  o.iterations = 50;
+  RigidSimulation sim(*cpu, desc, o, 1.0 / 60.0, 10);
+  for (int f = 0; f < 150; ++f) sim.advanceFrame();
+  const std::vector<Transform> poses = sim.poses();
+  for (const Vec3& v : sim.linearVelocities()) ASSERT_LT(length(v), 5e-3f) << "not settled";
+  const Vec3 tip = transformPoint(poses[size_t(n - 1)], {0.0f, 0.0f, l / 2});
+  const double deflection = 1.0 - tip.z;
+
+  // Discrete statics (small angles): joint i sits at x_i = i·l and carries the moment of the
+  // segments beyond it, M_i = Σ_{j≥i} m g (x_j + l/2 − x_i), and their weight V_i = Σ_{j≥i} m g.
+  // It bends by θ_i = M_i/k_b, which lowers the tip (at n·l) by θ_i·(n·l − x_i), and shears by
+  // V_i/k_s.
+  double bending = 0.0, shear = 0.0;
+  for (int i = 1; i < n; ++i) {
+    double moment = 0.0;
+    for (int j = i; j < n; ++j) moment += m * kG * ((j + 0.5) * l - i * l);
+    bending += moment / kb * (n * l - i * l);
+    shear += (n - i) * m * kG / ks;
+  }
+  EXPECT_NEAR(deflection, bending + shear, 0.03 * (bending + shear));
+  // Euler–Bernoulli: δ = wL⁴/(8EI), w = m g/l, L = (n − 1)·l from the clamp, EI = k_b·l. The
+  // 19-hinge chain itself differs from the continuum by O(1/n) (11% here, the gap between
+  // `bending` and `beam`), hence the wider band.
+  const double L = (n - 1) * l, w = m * kG / l, EI = kb * l;
+  const double beam = w * L * L * L * L / (8.0 * EI);
+  EXPECT_NEAR(deflection - shear, beam, 0.15 * beam) << "discrete " << bending;
+  EXPECT_LT(deflection, 0.05 * L) << "the load should be small";
+}
+
+TEST(SolverAvbd, TwistedCableCarriesTheTorqueOfItsTwistStiffness) {
+  auto cpu = test::openCpu();
+  const int n = 8;
+  const float l = 0.1f, kt = 5.0f, phi = 0.6f, speed = 0.5f;
+  RodStiffness k;
+  k.stretchStiffness = 1e6f;
+  k.bendStiffness = 50.0f;
+  k.twistStiffness = kt;
+  k.twistDamping = 0.05f;
+  CableBuilder b;
+  const RodIds rod = addStraightCable(b, n, l, 0.01f, 1.0f, k);
+  RigidDesc desc = b.finalize();
+  for (int end : {rod.bodies.front(), rod.bodies.back()}) {
+    BodyDesc& body = desc.bodies[size_t(end)];
+    body.kinematic = true;
+    body.mass = 0.0f;
+    body.motion.pose0 = body.pose;
+  }
+  // The last segment turns about the cable's axis (+x) by φ, then holds.
+  ShapeMotion& twist = desc.bodies[size_t(rod.bodies.back())].motion;
+  twist.type = MotionType::Linear;
+  twist.angularVelocity = {speed, 0.0f, 0.0f};
+  twist.stopTime = phi / speed;
+
+  RigidSolverOptions o;
+  o.gravity = {};
+  o.iterations = 10;
+  RigidSimulation sim(*cpu, desc, o, 1.0 / 60.0, 10);
+  for (int f = 0; f < 180; ++f) sim.advanceFrame();
+  // At rest every one of the n − 1 joints twists by φ/(n − 1) and carries k_t·φ/(n − 1); the
+  // multiplier of the twist row converges to exactly that material torque.
+  const std::vector<RodMultipliers> lambda = sim.scratch().jointLambda.download();
+  const std::vector<Transform> poses = sim.poses();
+  for (int j = 0; j < n - 1; ++j) {
+    EXPECT_NEAR(lambda[size_t(j)].ang.z, kt * phi / (n - 1), 0.02 * kt * phi / (n - 1))
+        << "joint " << j;
+    const RodStrain s =
+        rodStrain(poses[size_t(j)], poses[size_t(j + 1)], sim.model().joints.download()[size_t(j)]);
+    EXPECT_NEAR(s.kappa.z, phi / (n - 1), 2e-3f) << "joint " << j;
+  }
+}
+
+TEST(SolverAvbd, CapsuleRestsOnTheGroundAtTheMaterialDepth) {
+  auto cpu = test::openCpu();
+  const float radius = 0.02f, halfHeight = 0.1f, ke = 1e4f;
+  const ContactMaterial material{ke, 0.0f, 0.5f};
+  CableBuilder b;
+  addCapsule(b, {{0.0f, 0.0f, radius + 0.002f}, quatFromTo({0, 0, 1}, {1, 0, 0})}, radius,
+             halfHeight, 1000.0f, material, 0.01f);
+  addGround(b, material, 0.01f);
+  const RigidDesc desc = b.finalize();
+  const float m = desc.bodies[0].mass;
+  RigidSimulation sim(*cpu, desc, RigidSolverOptions{}, 1.0 / 60.0, 10);
+  for (int f = 0; f < 90; ++f) sim.advanceFrame();
+  // Two rows (the two end caps) carry m·g/2 each at the fixed point λ = ke·C.
+  const float depth = radius - sim.poses()[0].p.z;
+  EXPECT_NEAR(depth, m * kG / (2.0f * ke), 0.03f * m * kG / (2.0f * ke));
+  EXPECT_LT(length(sim.linearVelocities()[0]), 1e-3f);
+  EXPECT_EQ(sim.contactReport().lastFrameRows, 2);
+}
+
+TEST(SolverAvbd, SlidingCapsuleStopsAfterTheCoulombDistance) {
+  auto cpu = test::openCpu();
+  const float radius = 0.02f, halfHeight = 0.1f, mu = 0.4f, v0 = 1.0f;
+  const ContactMaterial material{1e5f, 0.0f, mu};
+  CableBuilder b;
+  const float m0 = capsuleMassProperties(radius, halfHeight, 1000.0f).mass;
+  // Start resting at the material depth so that no bounce disturbs the slide.
+  const float z = radius - m0 * kG / (2.0f * 1e5f);
+  const int body = addCapsule(b, {{0.0f, 0.0f, z}, quatFromTo({0, 0, 1}, {1, 0, 0})}, radius,
+                              halfHeight, 1000.0f, material, 0.01f);
+  addGround(b, material, 0.01f);
+  RigidDesc desc = b.finalize();
+  desc.bodies[size_t(body)].linearVelocity = {v0, 0.0f, 0.0f};
+  RigidSimulation sim(*cpu, desc, RigidSolverOptions{}, 1.0 / 60.0, 10);
+  for (int f = 0; f < 30; ++f) sim.advanceFrame();
+  // Both ends slide with the same friction: x_stop = v0²/(2 μ g).
+  const double expected = v0 * v0 / (2.0 * mu * kG);
+  EXPECT_NEAR(sim.poses()[0].p.x, expected, 0.03 * expected);
+  EXPECT_LT(length(sim.linearVelocities()[0]), 1e-3f);
+}
+
+// A small pile: three layers of four short cables dropped crosswise onto the ground.
+RigidDesc smallPile() {
+  CableBuilder b;
+  RodParams params;
+  params.radius = 0.012f;
+  params.material = {1e5f, 0.0f, 1.0f};
+  params.gap = 0.0f;
+  params.stiffness.stretchStiffness = 5e5f;
+  params.stiffness.bendStiffness = 1e2f;
+  params.stiffness.bendDamping = 20.0f;
+  for (int layer = 0; layer < 3; ++layer)
+    for (int lane = 0; lane < 4; ++lane) {
+      std::vector<Vec3> points;
+      const float offset = (float(lane) - 1.5f) * 0.1f;
+      for (int i = 0; i <= 12; ++i) {
+        const float s = -0.3f + 0.05f * float(i);
+        const float wave = 0.02f * std::sin(float(i));
+        points.push_back(layer % 2 == 0 ? Vec3{s, offset + wave, 0.1f + 0.036f * float(layer)}
+                                        : Vec3{offset + wave, s, 0.1f + 0.036f * float(layer)});
+      }
+      b.addRod(points, {}, params);
+    }
+  addGround(b, {1e5f, 0.0f, 1.0f});
+  return b.finalize();
+}
+
+std::vector<Transform> runPile(const Device& device, const RigidSolverOptions& o, int frames,
+                               bool graphs = true,
+                               RigidSimulation::ContactReport* report = nullptr) {
+  RigidSimulation sim(device, smallPile(), o, 1.0 / 60.0, 10, graphs);
+  for (int f = 0; f < frames; ++f) sim.advanceFrame();
+  if (report) *report = sim.contactReport();
+  return sim.poses();
+}
+
+bool bitIdentical(const std::vector<Transform>& a, const std::vector<Transform>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
+}
+
+RigidSolverOptions pileOptions() {
+  RigidSolverOptions o;
+  o.contactHistory = true;
+  o.stickyContacts = true;
+  return o;
+}
+
+TEST(SolverAvbd, TinyContactBuffersGrowAndLoseNothing) {
+  auto cpu = test::openCpu();
+  RigidSolverOptions tiny = pileOptions();
+  tiny.contactCapacity = 1;
+  tiny.pairCapacity = 1;
+  RigidSimulation::ContactReport report;
+  const auto grown = runPile(*cpu, tiny, 12, true, &report);
+  EXPECT_FALSE(report.regrowths.empty());
+  EXPECT_GE(report.rowCapacity, report.largestRows);
+  EXPECT_GT(report.largestRows, 0);
+  RigidSolverOptions large = pileOptions();
+  large.contactCapacity = 64;
+  large.pairCapacity = 64;
+  EXPECT_TRUE(bitIdentical(grown, runPile(*cpu, large, 12)));
+}
+
+TEST(SolverAvbd, PileSettlesOnTheGroundWithoutInterpenetration) {
+  auto cpu = test::openCpu();
+  CableBuilder unused;
+  const RigidDesc desc = smallPile();
+  RigidSimulation sim(*cpu, desc, pileOptions(), 1.0 / 60.0, 10);
+  for (int f = 0; f < 40; ++f) sim.advanceFrame();
+  const std::vector<Transform> poses = sim.poses();
+  for (const Transform& p : poses) {
+    EXPECT_GT(p.p.z, 0.012f * 0.5f);
+    EXPECT_LT(p.p.z, 0.012f * 2.0f * 3.0f + 0.02f);
+  }
+  const CapsuleOverlap overlap = deepestCapsuleOverlap(desc, poses, 0.25f);
+  EXPECT_EQ(overlap.violations, 0) << "depth " << overlap.depth;
+  const JointGap gap = largestJointGap(desc, poses);
+  EXPECT_LT(gap.gap, 0.02f * gap.referenceLength);
+}
+
+TEST(SolverAvbd, CpuRunsAreDeterministic) {
+  auto cpu = test::openCpu();
+  EXPECT_TRUE(bitIdentical(runPile(*cpu, pileOptions(), 8), runPile(*cpu, pileOptions(), 8)));
+}
+
+TEST(SolverAvbd, CudaGraphReplayEqualsDirectLaunchesAndRunsAreBitIdentical) {
+  WEFT_REQUIRE_CUDA(gpu);
+  const auto reference = runPile(*gpu, pileOptions(), 10);
+  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, pileOptions(), 10))) << "run to run";
+  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, pileOptions(), 10, false))) << "no graph";
+}
+
+TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
+  WEFT_REQUIRE_CUDA(gpu);
+  gpu->setLaunchPolicy(LaunchPolicy{});
+  const auto reference = runPile(*gpu, pileOptions(), 6);
+  for (KernelId id :
+       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase,
+        KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
+        KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
+        KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,
+        KernelId::step_body_body_contact_C0_lambda, KernelId::forward_step_rigid_bodies,
+        KernelId::step_joint_C0_lambda_rho, KernelId::accumulate_body_body_contacts_per_body,
+        KernelId::solve_rigid_body, KernelId::update_duals_body_body_contacts,
+        KernelId::update_duals_joint, KernelId::update_body_velocity})
+    for (int size : launchKind(id) == LaunchKind::Tile
+                        ? std::vector<int>(kTileSizes.begin(), kTileSizes.end())
+                        : std::vector<int>(kBlockSizes.begin(), kBlockSizes.end())) {
+      LaunchPolicy policy;
+      policy.setOverride(id, size);
+      gpu->setLaunchPolicy(policy);
+      try {
+        EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, pileOptions(), 6)))
+            << kernelName(id) << " at " << size;
+      } catch (const CudaError& e) {
+        EXPECT_GT(size, 256) << e.what();
+      }
+    }
+  gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
+TEST(SolverAvbd, CudaAgreesWithCpu) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  const auto a = runPile(*cpu, pileOptions(), 5);
+  const auto b = runPile(*gpu, pileOptions(), 5);
+  ASSERT_EQ(a.size(), b.size());
+  float worst = 0.0f;
+  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, length(a[i].p - b[i].p));
+  EXPECT_LT(worst, 1e-3f);
+}
+
+}  // namespace
+}  // namespace weft
