@@ -129,12 +129,15 @@ std::string tuningReportMarkdown(const TuneResult& r, const std::string& tablePa
      << t.provenance.driver << ", runtime " << t.provenance.cudaRuntime << ", " << t.provenance.date
      << ", commit " << t.provenance.commit << "; " << fixed(r.seconds, 0) << " s. Table: `"
      << tablePath << "`.\n\n";
-  md << "Method: each scene is run to its measurement frame (the densest self-contact frame of "
-        "its tuning window), one solver step is recorded, and every recorded launch is replayed "
+  md << "Method: each scene is run to its measurement frame (cloth: the densest self-contact "
+        "frame of its tuning window; cables: the window's last frame, settled), one solver step "
+        "is recorded (cables: the first substep of a frame, which detects contacts), and every "
+        "recorded launch is replayed "
         "inside a CUDA graph at every candidate size, timed with CUDA events; µs are medians per "
         "launch times launches per step. Sizes that cannot launch are skipped with the reason.\n\n";
 
-  md << "## Scenes measured\n\n| scene | measurement frame | candidate pairs |\n|---|---|---|\n";
+  md << "## Scenes measured\n\n| scene | measurement frame | contacts (self-contact candidate "
+        "pairs; cables: contact rows) |\n|---|---|---|\n";
   for (const SceneTuning& s : r.scenes)
     md << "| " << s.scene << " | " << s.measurementFrame << " | "
        << (s.contactPairs >= 0 ? std::to_string(s.contactPairs) : "no self-contact") << " |\n";
