@@ -63,6 +63,46 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
   if (ec) throw Error("cannot move " + tmp + " to " + path + ": " + ec.message());
 }
 
+/// The fields every `weft run` summary starts with.
+nlohmann::json summaryHeader(const Scene& scene, const Device& device, const TableSelection& table,
+                             bool graphs, long long framesDone, int frames) {
+  nlohmann::json j;
+  j["scene"] = scene.name;
+  j["device"] = device.describe();
+  j["backend"] = std::string(backendName(device.backend()));
+  if (device.isCuda()) {
+    j["gpu"] = device.gpu().identity.name;
+    j["driver"] = device.gpu().driverVersion;
+    j["cuda_runtime"] = device.gpu().runtimeVersion;
+  }
+  j["commit"] = WEFT_GIT_COMMIT;
+  j["launch_table"] = {{"in_use", describeTableInUse(table)}, {"reason", table.reason}};
+  j["cuda_graph_per_frame"] = graphs;
+  j["frames"] = framesDone;
+  j["frames_requested"] = frames;
+  j["fps"] = scene.fps;
+  j["substeps_per_frame"] = scene.substeps;
+  return j;
+}
+
+/// Timing, per-check results and the verdict of a run.
+void addTimingAndChecks(nlohmann::json& j, double usPerSubstep, double msPerFrame,
+                        const std::vector<double>& frameMs, double wallSeconds,
+                        const std::vector<CheckResult>& checks, bool allPass) {
+  j["us_per_substep_median"] = usPerSubstep;
+  j["ms_per_frame_median"] = msPerFrame;
+  j["frame_ms"] = frameMs;
+  j["wall_seconds"] = wallSeconds;
+  nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object();
+  for (const CheckResult& c : checks) {
+    checkPass[c.name] = c.pass;
+    checkDetail[c.name] = c.detail;
+  }
+  j["checks"] = checkPass;
+  j["check_details"] = checkDetail;
+  j["all_checks_pass"] = allPass;
+}
+
 struct Divergence {
   long long frame;
   int particle;
@@ -165,40 +205,14 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   out << "  result        " << (allPass ? "all checks pass" : "FAILED") << "\n";
 
   if (!options.summaryPath.empty()) {
-    nlohmann::json j;
-    j["scene"] = scene.name;
+    nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
     j["scene_options"] = sceneOptions.values;
-    j["device"] = device.describe();
-    j["backend"] = std::string(backendName(device.backend()));
-    if (device.isCuda()) {
-      j["gpu"] = device.gpu().identity.name;
-      j["driver"] = device.gpu().driverVersion;
-      j["cuda_runtime"] = device.gpu().runtimeVersion;
-    }
-    j["commit"] = WEFT_GIT_COMMIT;
-    j["launch_table"] = {{"in_use", describeTableInUse(table)}, {"reason", table.reason}};
-    j["cuda_graph_per_frame"] = sim.usesGraphs();
-    j["frames"] = framesDone;
-    j["frames_requested"] = frames;
-    j["fps"] = scene.fps;
-    j["substeps_per_frame"] = scene.substeps;
     j["iterations"] = scene.rigidSolver.iterations;
     j["bodies"] = desc.numBodies();
     j["joints"] = desc.numJoints();
     j["shapes"] = desc.numShapes();
     j["colors"] = sim.model().numColors;
-    j["us_per_substep_median"] = usPerSubstep;
-    j["ms_per_frame_median"] = msPerFrame;
-    j["frame_ms"] = frameMs;
-    j["wall_seconds"] = wallSeconds;
-    nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object();
-    for (const CheckResult& c : checks) {
-      checkPass[c.name] = c.pass;
-      checkDetail[c.name] = c.detail;
-    }
-    j["checks"] = checkPass;
-    j["check_details"] = checkDetail;
-    j["all_checks_pass"] = allPass;
+    addTimingAndChecks(j, usPerSubstep, msPerFrame, frameMs, wallSeconds, checks, allPass);
     j["diverged"] =
         divergence ? nlohmann::json{{"frame", divergence->frame}, {"body", divergence->particle}}
                    : nlohmann::json(nullptr);
@@ -367,39 +381,13 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   out << "  result        " << (allPass ? "all checks pass" : "FAILED") << "\n";
 
   if (!options.summaryPath.empty()) {
-    nlohmann::json j;
-    j["scene"] = scene.name;
-    j["device"] = device->describe();
-    j["backend"] = std::string(backendName(device->backend()));
-    if (device->isCuda()) {
-      j["gpu"] = device->gpu().identity.name;
-      j["driver"] = device->gpu().driverVersion;
-      j["cuda_runtime"] = device->gpu().runtimeVersion;
-    }
-    j["commit"] = WEFT_GIT_COMMIT;
-    j["launch_table"] = {{"in_use", describeTableInUse(table)}, {"reason", table.reason}};
-    j["cuda_graph_per_frame"] = sim.usesGraphs();
-    j["frames"] = framesDone;
-    j["frames_requested"] = frames;
-    j["fps"] = scene.fps;
-    j["substeps_per_frame"] = scene.substeps;
+    nlohmann::json j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);
     j["iterations"] = scene.solver.iterations;
     j["particles"] = desc.numParticles();
     j["triangles"] = desc.numTriangles();
     j["edges"] = desc.numEdges();
     j["colors"] = desc.coloring.numColors();
-    j["us_per_substep_median"] = usPerSubstep;
-    j["ms_per_frame_median"] = msPerFrame;
-    j["frame_ms"] = frameMs;
-    j["wall_seconds"] = wallSeconds;
-    nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object();
-    for (const CheckResult& c : checks) {
-      checkPass[c.name] = c.pass;
-      checkDetail[c.name] = c.detail;
-    }
-    j["checks"] = checkPass;
-    j["check_details"] = checkDetail;
-    j["all_checks_pass"] = allPass;
+    addTimingAndChecks(j, usPerSubstep, msPerFrame, frameMs, wallSeconds, checks, allPass);
     j["diverged"] = divergence ? nlohmann::json{{"frame", divergence->frame},
                                                 {"particle", divergence->particle}}
                                : nlohmann::json(nullptr);

@@ -75,6 +75,21 @@ WEFT_HD inline JointEnd jointEnd(const Transform* poses, const RigidBodiesDevice
   return body >= 0 ? JointEnd{poses[body], bodies.com[body]} : worldJointEnd();
 }
 
+/// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity).
+WEFT_HD inline ContactBodyFrames contactFrames(const RigidContact& c,
+                                               const RigidBodiesDevice& bodies,
+                                               const Transform* poses,
+                                               const Transform* startPoses) {
+  ContactBodyFrames f;
+  f.pose[0] = bodyPoseOrWorld(poses, c.body0);
+  f.pose[1] = bodyPoseOrWorld(poses, c.body1);
+  f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
+  f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
+  f.com[0] = c.body0 >= 0 ? bodies.com[c.body0] : Vec3{};
+  f.com[1] = c.body1 >= 0 ? bodies.com[c.body1] : Vec3{};
+  return f;
+}
+
 WEFT_HD inline float traceOf(const Mat33& m) {
   return m(0, 0) + m(1, 1) + m(2, 2);
 }
@@ -255,14 +270,9 @@ struct AccumulateBodyBodyContactsPerBody {
     for (int e = begin + k; e < end; e += kParts) {
       const int r = contacts.bodyRows[e];
       const RigidContact c = contacts.rows[r];
-      ContactBodyFrames f;
-      f.pose[0] = bodyPoseOrWorld(poses, c.body0);
-      f.pose[1] = bodyPoseOrWorld(poses, c.body1);
-      f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
-      f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
-      f.com[0] = c.body0 >= 0 ? bodies.com[c.body0] : Vec3{};
-      f.com[1] = c.body1 >= 0 ? bodies.com[c.body1] : Vec3{};
-      sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state[r], f, h, frictionEpsilon, alpha);
+      sum +=
+          rigidContactBlock(c.body1 == b ? 1 : 0, c, state[r],
+                            contactFrames(c, bodies, poses, startPoses), h, frictionEpsilon, alpha);
     }
     return sum;
   }
@@ -329,14 +339,8 @@ struct UpdateDualsBodyBodyContacts {
   WEFT_HD void operator()(int r) const {
     if (r >= *contacts.count) return;
     const RigidContact c = contacts.rows[r];
-    ContactBodyFrames f;
-    f.pose[0] = bodyPoseOrWorld(poses, c.body0);
-    f.pose[1] = bodyPoseOrWorld(poses, c.body1);
-    f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
-    f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
-    f.com[0] = c.body0 >= 0 ? bodies.com[c.body0] : Vec3{};
-    f.com[1] = c.body1 >= 0 ? bodies.com[c.body1] : Vec3{};
-    state[r].lambda = rigidContactDualUpdate(c, state[r], f, alpha);
+    state[r].lambda =
+        rigidContactDualUpdate(c, state[r], contactFrames(c, bodies, poses, startPoses), alpha);
   }
 };
 
