@@ -32,28 +32,6 @@ std::optional<double> referenceMicroseconds(const std::string& scene, const std:
   return it == h100.end() ? std::nullopt : std::optional<double>(it->second);
 }
 
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
-std::vector<std::string> resolveScenes(const std::string& spec) {
-  std::vector<std::string> names;
-  for (const std::string& item : splitList(spec)) {
-    if (item == "all" || item == "cloth" || item == "cable") {
-      for (const Scene& s : allScenes())
-        if (s.benchmark && (item == "all" || (item == "cable") == s.cable)) names.push_back(s.name);
-      continue;
-    }
-    names.push_back(findScene(item).name);
-  }
-  if (names.empty()) throw Error("no scenes to benchmark in '" + spec + "'");
-  return names;
-}
-
 nlohmann::json toJson(const BenchResult& r) {
   auto spread = [](const Spread& s) {
     return nlohmann::json{{"median", s.median},
@@ -172,7 +150,7 @@ std::string markdown(const nlohmann::json& all) {
 }
 
 int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) {
-  const std::vector<std::string> scenes = resolveScenes(options.scenes);
+  const std::vector<std::string> scenes = resolveSceneList(options.scenes, "benchmark");
   if (options.repetitions < 1) throw Error("--repetitions must be at least 1");
   auto device = openDevice(options.device, false);
 

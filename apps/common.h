@@ -4,6 +4,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "kernels/runtime/device.h"
 #include "tuning/table_selection.h"
@@ -17,6 +18,14 @@ std::unique_ptr<Device> openDevice(const std::string& deviceName, bool debugLaun
 /// installs it on the device. Prints a warning to `err` when a requested table is not applied.
 TableSelection applyLaunchTable(Device& device, const std::string& tablePath,
                                 const std::string& scene, std::ostream& err);
+
+/// The comma-separated items of `text`, empty items dropped.
+std::vector<std::string> splitList(const std::string& text);
+
+/// Scene names from a --scenes value: names or aliases, and `cloth`, `cable`, `all` for the
+/// benchmark scenes of that kind. Throws weft::Error for an unknown name (listing the valid ones)
+/// or when nothing is left; `purpose` ("benchmark", "tune") words that error.
+std::vector<std::string> resolveSceneList(const std::string& spec, const std::string& purpose);
 
 /// "built-in defaults" or the table's path, for summaries.
 std::string describeTableInUse(const TableSelection& selection);

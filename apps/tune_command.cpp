@@ -19,30 +19,6 @@
 namespace weft {
 namespace {
 
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
-std::vector<std::string> resolveScenes(const std::string& spec) {
-  std::vector<std::string> names;
-  for (const std::string& item : splitList(spec)) {
-    if (item == "all" || item == "cloth" || item == "cable") {
-      for (const Scene& s : allScenes())
-        if (s.benchmark && (item == "all" || (item == "cable") == s.cable)) names.push_back(s.name);
-      continue;
-    }
-    names.push_back(findScene(item).name);  // throws, listing the valid names
-  }
-  if (names.empty())
-    throw Error("no scenes to tune in '" + spec +
-                "' (valid: cloth, cable, all, or names: " + sceneNames() + ")");
-  return names;
-}
-
 std::vector<KernelId> resolveKernels(const std::string& spec) {
   std::vector<KernelId> ids;
   for (const std::string& name : splitList(spec)) {
@@ -79,7 +55,7 @@ std::string slug(const std::string& gpuName) {
 
 int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
   TunerOptions t;
-  t.scenes = resolveScenes(options.scenes);
+  t.scenes = resolveSceneList(options.scenes, "tune");
   t.kernels = resolveKernels(options.kernels);
   const std::vector<int> sizes = resolveSizes(options.blockDims);
   for (int s : sizes) {

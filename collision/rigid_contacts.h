@@ -81,6 +81,7 @@ class RigidContactDetector {
     return {rowCapacity_, rows_.data(), rowCount_.data(), bodyOffsets_.data(), bodyRows_.data()};
   }
   const RigidContact* rows() const { return rows_.data(); }  // (rowCapacity)
+  RigidContact* rows() { return rows_.data(); }              // rewritten in place by sticky replay
   const int* rowCount() const { return rowCount_.data(); }   // (1) rows stored, ≤ rowCapacity
   const int* bodyContactOffsets() const { return bodyOffsets_.data(); }  // (numBodies + 1)
   const int* bodyContactRows() const { return bodyRows_.data(); }        // (2 x rowCapacity)

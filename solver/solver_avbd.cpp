@@ -40,11 +40,10 @@ void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch) const {
                          scratch.claims.data(), options_.matchDistance, options_.matchNormalDot});
   // The rows are the detector's; the sticky replay rewrites some of them in place.
   launch(device_, rows,
-         ReplayStickyContacts{const_cast<RigidContact*>(detector.rows()), detector.rowCount(),
-                              previous, state.poses.data(), scratch.matchCandidate.data(),
-                              scratch.matchDistance.data(), scratch.claims.data(),
-                              scratch.matchIndex.data(), scratch.midpoints.data(),
-                              options_.stickyContacts});
+         ReplayStickyContacts{detector.rows(), detector.rowCount(), previous, state.poses.data(),
+                              scratch.matchCandidate.data(), scratch.matchDistance.data(),
+                              scratch.claims.data(), scratch.matchIndex.data(),
+                              scratch.midpoints.data(), options_.stickyContacts});
 }
 
 void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const {
