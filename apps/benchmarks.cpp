@@ -12,7 +12,8 @@
 //   SelfContactDetection/<cells>/<traversal>   one self-contact detection (leaf boxes, refit of
 //       both trees, vertex–triangle and edge–edge queries, transpose) on a cells × cells grid
 //       folded onto itself so that its halves lie within the detection margin;
-//       traversal 0 = stackless, 1 = shared-memory stack (the reference's).
+//       traversal 0 = cooperative (lanes per query from the table), 1 = stackless, 2 =
+//       shared-memory stack (the reference's).
 #include <benchmark/benchmark.h>
 
 #include <memory>
@@ -51,7 +52,7 @@ void SelfContactDetection(benchmark::State& state) {
     return;
   }
   const int cells = int(state.range(0));
-  const bool stack = state.range(1) != 0;
+  const auto traversal = static_cast<DetectionTraversal>(state.range(1));
   auto device = Device::open(DeviceRequest::Cuda);
   // Margin and gap as the cloth scenes: the halves are 0.75 cell apart, the margin one cell.
   const float cell = 1.0f / cells;
@@ -76,7 +77,7 @@ void SelfContactDetection(benchmark::State& state) {
   topology.edgeFilterValues = eValues.data();
   SelfContactDetectorSettings settings;
   settings.margin = cell;
-  settings.stacklessTraversal = !stack;
+  settings.traversal = traversal;
   SelfContactDetector detector(*device, topology, settings, positions.data());
   // Size the lists once so that no candidate is dropped, then time.
   detector.resetStatus();
@@ -102,7 +103,7 @@ void SelfContactDetection(benchmark::State& state) {
   state.counters["particles"] = desc.numParticles();
   state.counters["max_vt_per_vertex"] = status.maxVertexTriangle;
   state.counters["max_ee_per_edge"] = status.maxEdgeEdge;
-  state.SetLabel(device->gpu().identity.name + (stack ? ", shared-memory stack" : ", stackless"));
+  state.SetLabel(device->gpu().identity.name + ", " + traversalName(traversal));
 }
 
 void SceneSubstep(benchmark::State& state, const std::string& sceneName) {
@@ -156,8 +157,8 @@ const bool kScenesRegistered = [] {
 }();
 
 BENCHMARK(SelfContactDetection)
-    ->ArgsProduct({{50, 200}, {0, 1}})
-    ->ArgNames({"cells", "stack"})
+    ->ArgsProduct({{50, 200}, {0, 1, 2}})
+    ->ArgNames({"cells", "traversal"})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
 

@@ -39,8 +39,10 @@ int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err
       char line[160];
       std::snprintf(line, sizeof(line), "  %-44s %-5s %4d  (%s)\n",
                     std::string(kernelName(id)).c_str(),
-                    launchKind(id) == LaunchKind::Tile ? "tile" : "block", c.size,
-                    std::string(launchSourceName(c.source)).c_str());
+                    launchKind(id) == LaunchKind::Tile    ? "tile"
+                    : launchKind(id) == LaunchKind::Group ? "lanes"
+                                                          : "block",
+                    c.size, std::string(launchSourceName(c.source)).c_str());
       out << line;
     }
     return kExitOk;

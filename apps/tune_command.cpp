@@ -61,6 +61,7 @@ int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
   for (int s : sizes) {
     if (s >= 8) t.blockSizes.push_back(s);
     if (s >= 8 && s <= 256) t.tileSizes.push_back(s);
+    if (s <= 32) t.groupSizes.push_back(s);
   }
   if (!sizes.empty() && t.blockSizes.empty())
     throw Error("--block-dims: no size from 8 to 1024 given");

@@ -8,6 +8,18 @@
 
 namespace weft {
 
+const char* traversalName(DetectionTraversal traversal) {
+  switch (traversal) {
+    case DetectionTraversal::Cooperative:
+      return "cooperative";
+    case DetectionTraversal::Stackless:
+      return "stackless";
+    case DetectionTraversal::SharedStack:
+      return "shared-stack";
+  }
+  return "?";
+}
+
 SelfContactDetector::SelfContactDetector(const Device& device, const SelfContactTopology& topology,
                                          const SelfContactDetectorSettings& settings,
                                          const Vec3* initialPositions)
@@ -30,6 +42,10 @@ SelfContactDetector::SelfContactDetector(const Device& device, const SelfContact
       tvItems_(device, size_t(topology.numTriangles) * tvCapacity_),
       tvCounts_(device, size_t(topology.numTriangles)),
       status_(device, size_t(1)) {
+  if (settings.traversal == DetectionTraversal::Cooperative) {
+    vtHits_ = DeviceBuffer<int>(device, vtItems_.size());
+    eeHits_ = DeviceBuffer<int>(device, eeItems_.size());
+  }
   if (!(settings.margin > 0.0f)) throw Error("the self-contact margin must be positive");
   rebuild(initialPositions);
 }
@@ -66,20 +82,36 @@ void SelfContactDetector::detect(const Vec3* positions) {
                                topology_.vertexFilterValues,
                                vertexTriangles(),
                                status()};
-  if (settings_.stacklessTraversal)
-    launch(device_, topology_.numParticles, VertexTriangleCollisionDetectionStackless{vt});
-  else
-    launch(device_, topology_.numParticles, VertexTriangleCollisionDetection{vt});
+  switch (settings_.traversal) {
+    case DetectionTraversal::Cooperative:
+      launchGroup(device_, topology_.numParticles,
+                  VertexTriangleCollisionDetectionCooperative{vt, vtHits_.data()});
+      break;
+    case DetectionTraversal::Stackless:
+      launch(device_, topology_.numParticles, VertexTriangleCollisionDetectionStackless{vt});
+      break;
+    case DetectionTraversal::SharedStack:
+      launch(device_, topology_.numParticles, VertexTriangleCollisionDetection{vt});
+      break;
+  }
 
   // Edge → edges.
   const EdgeEdgeQuery ee{edgeBvh_->view(),           settings_.margin, settings_.restExclusion,
                          settings_.parallelEpsilon,  positions,        topology_.restPositions,
                          topology_.worlds,           topology_.edges,  topology_.edgeFilterOffsets,
                          topology_.edgeFilterValues, edgeEdges(),      status()};
-  if (settings_.stacklessTraversal)
-    launch(device_, topology_.numEdges, EdgeCollidingEdgesDetectionStackless{ee});
-  else
-    launch(device_, topology_.numEdges, EdgeCollidingEdgesDetection{ee});
+  switch (settings_.traversal) {
+    case DetectionTraversal::Cooperative:
+      launchGroup(device_, topology_.numEdges,
+                  EdgeCollidingEdgesDetectionCooperative{ee, eeHits_.data()});
+      break;
+    case DetectionTraversal::Stackless:
+      launch(device_, topology_.numEdges, EdgeCollidingEdgesDetectionStackless{ee});
+      break;
+    case DetectionTraversal::SharedStack:
+      launch(device_, topology_.numEdges, EdgeCollidingEdgesDetection{ee});
+      break;
+  }
 
   // Triangle → vertices: transpose, then order each list.
   tvCounts_.zero();
@@ -107,6 +139,10 @@ std::string SelfContactDetector::growToFit(const ContactStatus& s) {
   };
   grow("vertex-triangle", s.maxVertexTriangle, vtCapacity_, vtItems_, topology_.numParticles);
   grow("edge-edge", s.maxEdgeEdge, eeCapacity_, eeItems_, topology_.numEdges);
+  if (settings_.traversal == DetectionTraversal::Cooperative) {
+    if (vtHits_.size() != vtItems_.size()) vtHits_ = DeviceBuffer<int>(device_, vtItems_.size());
+    if (eeHits_.size() != eeItems_.size()) eeHits_ = DeviceBuffer<int>(device_, eeItems_.size());
+  }
   grow("triangle-vertex", s.maxTriangleVertex, tvCapacity_, tvItems_, topology_.numTriangles);
   return grew;
 }

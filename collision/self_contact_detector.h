@@ -36,11 +36,21 @@ struct SelfContactTopology {
   const int* edgeFilterValues = nullptr;
 };
 
+/// How a detection query walks its tree (kernels/self_contact_detection.cuh); all three give
+/// identical lists.
+enum class DetectionTraversal {
+  Cooperative,  // a group of lanes per query (lanes per query from the launch table)
+  Stackless,    // one thread per query, escape indices
+  SharedStack,  // one thread per query, the reference's shared-memory stack
+};
+/// "cooperative", "stackless", "shared-stack".
+const char* traversalName(DetectionTraversal traversal);
+
 struct SelfContactDetectorSettings {
-  float margin = 0.2f;              // detection distance [m]
-  float restExclusion = 0.0f;       // rest-shape exclusion radius [m]
-  float parallelEpsilon = 1e-5f;    // degenerate-edge threshold for edge–edge distances
-  bool stacklessTraversal = true;   // false: the reference's shared-memory stack traversal
+  float margin = 0.2f;            // detection distance [m]
+  float restExclusion = 0.0f;     // rest-shape exclusion radius [m]
+  float parallelEpsilon = 1e-5f;  // degenerate-edge threshold for edge–edge distances
+  DetectionTraversal traversal = DetectionTraversal::Cooperative;
   int vertexTriangleCapacity = 16;  // initial slots per vertex
   int edgeEdgeCapacity = 32;        // initial slots per edge
   int triangleVertexCapacity = 16;  // initial slots per triangle
@@ -91,6 +101,8 @@ class SelfContactDetector {
   int vtCapacity_, eeCapacity_, tvCapacity_;
   DeviceBuffer<int> vtItems_, vtCounts_;  // (numParticles x vtCapacity_), (numParticles)
   DeviceBuffer<int> eeItems_, eeCounts_;  // (numEdges x eeCapacity_), (numEdges)
+  // Unsorted hits of the cooperative traversal, the shape of the item lists (empty otherwise).
+  DeviceBuffer<int> vtHits_, eeHits_;
   DeviceBuffer<int> tvItems_, tvCounts_;  // (numTriangles x tvCapacity_), (numTriangles)
   DeviceBuffer<ContactStatus> status_;    // (1)
 };

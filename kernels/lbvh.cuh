@@ -90,6 +90,21 @@ WEFT_HD inline int countLeadingZeros(std::uint64_t x) {
   return std::countl_zero(x);
 #endif
 }
+WEFT_HD inline int popCount(unsigned x) {
+#if WEFT_DEVICE_PASS
+  return __popc(x);
+#else
+  return std::popcount(x);
+#endif
+}
+/// Index of the lowest set bit (x != 0).
+WEFT_HD inline int lowestBit(unsigned x) {
+#if WEFT_DEVICE_PASS
+  return __ffs(int(x)) - 1;
+#else
+  return std::countr_zero(x);
+#endif
+}
 /// Reads a box corner another thread wrote (through L2 on CUDA, never a stale L1 line).
 WEFT_HD inline Vec3 loadCoherent(const Vec3* p) {
 #if WEFT_DEVICE_PASS
@@ -194,6 +209,109 @@ WEFT_HD void bvhQueryShortStack(const BvhView& bvh, const Vec3& lower, const Vec
     } else {
       node = bvh.nodeEscape[node];
     }
+  }
+}
+
+/// The leaves of node's subtree that overlap [lower, upper], walked by one lane along the escape
+/// indices (the subtree ends where its escape index leads); accept(primitive) says whether a leaf
+/// counts. Accepted sorted-leaf indices go to hits[first + k] while first + k < capacity.
+/// Returns how many were accepted.
+template <class Accept>
+WEFT_HD int bvhWalkSubtree(const BvhView& bvh, int node, const Vec3& lower, const Vec3& upper,
+                           int* hits, int first, int capacity, Accept& accept) {
+  const int firstLeaf = bvh.numLeaves - 1;
+  const int stop = bvh.nodeEscape[node];
+  int found = 0;
+  while (node != stop) {
+    if (boxesOverlap(bvh.nodeLowers[node], bvh.nodeUppers[node], lower, upper)) {
+      if (node < firstLeaf) {
+        node = bvh.nodeLeft[node];
+        continue;
+      }
+      if (accept(bvh.leafPrimitive[node - firstLeaf])) {
+        if (first + found < capacity) hits[first + found] = node - firstLeaf;
+        ++found;
+      }
+    }
+    node = bvh.nodeEscape[node];
+  }
+  return found;
+}
+
+/// A query walked by a group of lanes (launch.h, Group shape): the group keeps a stack of nodes
+/// still to test in its shared memory (g.shared(), g.sharedInts() entries); each round its lanes
+/// pop up to one node each from the top, test their boxes in parallel, run accept(primitive) on
+/// the overlapping leaves in parallel and push both children of every overlapping internal node
+/// (ballot + prefix count: no atomics). If a round's children would not fit on the stack, each
+/// lane that holds such a node walks that subtree alone along the escape indices
+/// (bvhWalkSubtree), one lane after another, so the query is complete for any stack size.
+/// Accepted leaves (sorted-leaf indices) go to hits[0, capacity) in the order found, which
+/// depends on the group size; bvhWriteSortedPrimitives turns them into the canonical order.
+/// Returns the number of accepted leaves (which may exceed capacity). Uniform over the group.
+template <class Group, class Accept>
+WEFT_HD int bvhQueryGroup(const Group& g, const BvhView& bvh, const Vec3& lower, const Vec3& upper,
+                          int* hits, int capacity, Accept&& accept) {
+  using lbvh_detail::popCount;
+  if (bvh.numLeaves <= 0) return 0;
+  int* stack = g.shared();
+  const int stackCapacity = g.sharedInts();
+  const int lanes = g.size(), rank = g.rank();
+  const unsigned below = (1u << rank) - 1u;  // ranks under this lane
+  const int firstLeaf = bvh.numLeaves - 1;
+  if (rank == 0) stack[0] = 0;  // the root
+  g.sync();
+  int size = 1;   // stack entries (uniform)
+  int count = 0;  // accepted leaves so far (uniform)
+  while (size > 0) {
+    const int n = size < lanes ? size : lanes;
+    const int node = rank < n ? stack[size - 1 - rank] : -1;
+    size -= n;
+    g.sync();  // every pop is read before this round's pushes overwrite those entries
+    const bool overlaps =
+        node >= 0 && boxesOverlap(bvh.nodeLowers[node], bvh.nodeUppers[node], lower, upper);
+    const bool internal = overlaps && node < firstLeaf;
+    const bool hit = overlaps && node >= firstLeaf && accept(bvh.leafPrimitive[node - firstLeaf]);
+    const unsigned hitBits = g.ballot(hit);
+    if (hit && count + popCount(hitBits & below) < capacity)
+      hits[count + popCount(hitBits & below)] = node - firstLeaf;
+    count += popCount(hitBits);
+    const unsigned pushBits = g.ballot(internal);
+    const int pushes = 2 * popCount(pushBits);
+    if (size + pushes <= stackCapacity) {
+      if (internal) {
+        const int at = size + 2 * popCount(pushBits & below);
+        stack[at] = bvh.nodeRight[node];
+        stack[at + 1] = bvh.nodeLeft[node];
+      }
+      size += pushes;
+    } else {
+      for (unsigned bits = pushBits; bits != 0; bits &= bits - 1) {
+        const int owner = lbvh_detail::lowestBit(bits);
+        int found = 0;
+        if (rank == owner)
+          found = bvhWalkSubtree(bvh, node, lower, upper, hits, count, capacity, accept);
+        count += g.shuffle(found, owner);
+      }
+    }
+    g.sync();  // pushes are visible before the next round's pops
+  }
+  return count;
+}
+
+/// Writes the primitives of the first min(count, capacity) hits of bvhQueryGroup to out in
+/// increasing sorted-leaf order, i.e. BVH preorder: the order of the one-thread traversals above,
+/// whatever the group size. Each lane ranks its hits by counting the smaller ones (hits are
+/// distinct leaves, so ranks are distinct).
+template <class Group>
+WEFT_HD void bvhWriteSortedPrimitives(const Group& g, const BvhView& bvh, const int* hits,
+                                      int count, int capacity, int* out) {
+  const int n = count < capacity ? count : capacity;
+  g.sync();  // every lane's hits are written
+  for (int k = g.rank(); k < n; k += g.size()) {
+    const int key = hits[k];
+    int rank = 0;
+    for (int m = 0; m < n; ++m) rank += hits[m] < key ? 1 : 0;
+    out[rank] = bvh.leafPrimitive[key];
   }
 }
 

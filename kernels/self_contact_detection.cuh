@@ -1,12 +1,12 @@
 // Self-contact detection (cloth_vbd_spec §6): which triangles each vertex is near, which edges
 // each edge is near, and — transposed — which vertices each triangle is near.
 //
-//   vertex_triangle_collision_detection[_stackless]   one thread per vertex: BVH query of the
+//   vertex_triangle_collision_detection[_stackless|_cooperative]   per vertex: BVH query of the
 //       triangle tree with the box x_v ± margin; a triangle is a candidate when it does not
 //       contain v, is not in v's topological filter row, both are in the same world (or either
 //       is global, world -1), its closest point is nearer than the margin, and (optionally) it
 //       was not nearer than the rest-exclusion radius in the rest shape.
-//   edge_colliding_edges_detection[_stackless]        one thread per edge, the same for edges
+//   edge_colliding_edges_detection[_stackless|_cooperative]        per edge, the same for edges
 //       against the edge tree (segment box ± margin; no shared endpoint).
 //   collect_triangle_colliding_vertices               one thread per vertex: appends v to the
 //       list of each triangle it found (claimed slots are unordered ...)
@@ -20,9 +20,13 @@
 // Candidate lists are in BVH preorder, which both traversals share, so they are identical for
 // every traversal and block size.
 //
-// The two traversals: the reference keeps a 33-entry stack per thread in shared memory (132 B,
+// The three traversals: the reference keeps a 33-entry stack per thread in shared memory (132 B,
 // which is why it prefers tiny blocks); the stackless variant follows the BVH's escape indices
-// and needs no stack at all (collision/lbvh.h).
+// and needs no stack at all (collision/lbvh.h); the cooperative variant (the default) gives each
+// query a group of lanes that walk the tree together and test candidates in parallel
+// (bvhQueryGroup in kernels/lbvh.cuh), so a query's chain of dependent loads is divided by the
+// group size and the GPU holds that many times more threads. It writes its lists in the same
+// preorder as the one-thread traversals, so all three give identical lists.
 #pragma once
 
 #include "kernels/closest_point.h"
@@ -66,31 +70,48 @@ struct VertexTriangleQuery {
   CandidateLists out;                      // per vertex: triangle ids
   ContactStatus* __restrict__ status;
 
-  template <class Traverse>
-  WEFT_HD void run(int v, Traverse&& traverse) const {
-    const Vec3 x = positions[v];
+  /// Whether triangle t (whose box overlaps v's query box) is a candidate of vertex v at x.
+  WEFT_HD bool accepts(int v, const Vec3& x, int t) const {
+    const Int3 tri = triangles[t];
+    if (tri.x == v || tri.y == v || tri.z == v) return false;
+    if (worlds && worlds[v] != worlds[tri.x] && worlds[v] >= 0 && worlds[tri.x] >= 0) return false;
+    if (sortedRowContains(filterValues, filterOffsets[v], filterOffsets[v + 1], t)) return false;
+    const TriangleClosestPoint c =
+        closestPointOnTriangle(x, positions[tri.x], positions[tri.y], positions[tri.z]);
+    if (!(length(x - c.point) < margin)) return false;
+    if (restExclusion > 0.0f) {
+      const TriangleClosestPoint r = closestPointOnTriangle(
+          restPositions[v], restPositions[tri.x], restPositions[tri.y], restPositions[tri.z]);
+      if (length(restPositions[v] - r.point) < restExclusion) return false;
+    }
+    return true;
+  }
+
+  WEFT_HD void queryBox(int v, Vec3& lower, Vec3& upper) const {
     const Vec3 reach{margin, margin, margin};
-    const int begin = filterOffsets[v], end = filterOffsets[v + 1];
-    int count = 0;
-    traverse(x - reach, x + reach, [&](int t) {
-      const Int3 tri = triangles[t];
-      if (tri.x == v || tri.y == v || tri.z == v) return;
-      if (worlds && worlds[v] != worlds[tri.x] && worlds[v] >= 0 && worlds[tri.x] >= 0) return;
-      if (sortedRowContains(filterValues, begin, end, t)) return;
-      const TriangleClosestPoint c =
-          closestPointOnTriangle(x, positions[tri.x], positions[tri.y], positions[tri.z]);
-      if (!(length(x - c.point) < margin)) return;
-      if (restExclusion > 0.0f) {
-        const TriangleClosestPoint r = closestPointOnTriangle(
-            restPositions[v], restPositions[tri.x], restPositions[tri.y], restPositions[tri.z]);
-        if (length(restPositions[v] - r.point) < restExclusion) return;
-      }
-      if (count < out.capacity) out.items[v * out.capacity + count] = t;
-      ++count;
-    });
+    lower = positions[v] - reach;
+    upper = positions[v] + reach;
+  }
+
+  /// The true count of vertex v, to the list and the status.
+  WEFT_HD void record(int v, int count) const {
     out.counts[v] = count;
     atomicMaxInt(&status->maxVertexTriangle, count);
     if (count > 0) atomicAddInt(&status->totalPairs, count);
+  }
+
+  template <class Traverse>
+  WEFT_HD void run(int v, Traverse&& traverse) const {
+    const Vec3 x = positions[v];
+    Vec3 lower, upper;
+    queryBox(v, lower, upper);
+    int count = 0;
+    traverse(lower, upper, [&](int t) {
+      if (!accepts(v, x, t)) return;
+      if (count < out.capacity) out.items[v * out.capacity + count] = t;
+      ++count;
+    });
+    record(v, count);
   }
 };
 
@@ -131,34 +152,52 @@ struct EdgeEdgeQuery {
   CandidateLists out;                      // per edge: edge ids
   ContactStatus* __restrict__ status;
 
+  /// Whether edge f (whose box overlaps e's query box) is a candidate of edge e = (a.z, a.w)
+  /// with endpoints p1, q1.
+  WEFT_HD bool accepts(int e, const Int4& a, const Vec3& p1, const Vec3& q1, int f) const {
+    if (f == e) return false;
+    const Int4 b = edges[f];
+    if (b.z == a.z || b.z == a.w || b.w == a.z || b.w == a.w) return false;
+    if (worlds && worlds[a.z] != worlds[b.z] && worlds[a.z] >= 0 && worlds[b.z] >= 0) return false;
+    if (sortedRowContains(filterValues, filterOffsets[e], filterOffsets[e + 1], f)) return false;
+    const EdgeEdgeClosest c =
+        closestPointEdgeEdge(p1, q1, positions[b.z], positions[b.w], parallelEpsilon);
+    if (!(c.distance < margin)) return false;
+    if (restExclusion > 0.0f) {
+      const EdgeEdgeClosest r =
+          closestPointEdgeEdge(restPositions[a.z], restPositions[a.w], restPositions[b.z],
+                               restPositions[b.w], parallelEpsilon);
+      if (r.distance < restExclusion) return false;
+    }
+    return true;
+  }
+
+  WEFT_HD void queryBox(const Vec3& p1, const Vec3& q1, Vec3& lower, Vec3& upper) const {
+    const Vec3 reach{margin, margin, margin};
+    lower = cwiseMin(p1, q1) - reach;
+    upper = cwiseMax(p1, q1) + reach;
+  }
+
+  /// The true count of edge e, to the list and the status.
+  WEFT_HD void record(int e, int count) const {
+    out.counts[e] = count;
+    atomicMaxInt(&status->maxEdgeEdge, count);
+    if (count > 0) atomicAddInt(&status->totalPairs, count);
+  }
+
   template <class Traverse>
   WEFT_HD void run(int e, Traverse&& traverse) const {
     const Int4 a = edges[e];
     const Vec3 p1 = positions[a.z], q1 = positions[a.w];
-    const Vec3 reach{margin, margin, margin};
-    const int begin = filterOffsets[e], end = filterOffsets[e + 1];
+    Vec3 lower, upper;
+    queryBox(p1, q1, lower, upper);
     int count = 0;
-    traverse(cwiseMin(p1, q1) - reach, cwiseMax(p1, q1) + reach, [&](int f) {
-      if (f == e) return;
-      const Int4 b = edges[f];
-      if (b.z == a.z || b.z == a.w || b.w == a.z || b.w == a.w) return;
-      if (worlds && worlds[a.z] != worlds[b.z] && worlds[a.z] >= 0 && worlds[b.z] >= 0) return;
-      if (sortedRowContains(filterValues, begin, end, f)) return;
-      const EdgeEdgeClosest c =
-          closestPointEdgeEdge(p1, q1, positions[b.z], positions[b.w], parallelEpsilon);
-      if (!(c.distance < margin)) return;
-      if (restExclusion > 0.0f) {
-        const EdgeEdgeClosest r =
-            closestPointEdgeEdge(restPositions[a.z], restPositions[a.w], restPositions[b.z],
-                                 restPositions[b.w], parallelEpsilon);
-        if (r.distance < restExclusion) return;
-      }
+    traverse(lower, upper, [&](int f) {
+      if (!accepts(e, a, p1, q1, f)) return;
       if (count < out.capacity) out.items[e * out.capacity + count] = f;
       ++count;
     });
-    out.counts[e] = count;
-    atomicMaxInt(&status->maxEdgeEdge, count);
-    if (count > 0) atomicAddInt(&status->totalPairs, count);
+    record(e, count);
   }
 };
 
@@ -181,6 +220,58 @@ struct EdgeCollidingEdgesDetectionStackless {
     query.run(e, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
       bvhQueryStackless(query.edgeBvh, lo, hi, visit);
     });
+  }
+};
+
+/// Stack entries per lane of the cooperative traversal: 32 ints = 128 B of shared memory per
+/// lane, about the reference's 132 B per thread.
+inline constexpr int kCooperativeStackIntsPerLane = 32;
+
+/// A group of lanes per vertex walks the triangle tree together (bvhQueryGroup) and tests the
+/// overlapping triangles in parallel; the accepted triangles are then written in BVH preorder
+/// (bvhWriteSortedPrimitives), so the lists equal the one-thread traversals' for every group
+/// size. `hits` holds the unsorted leaf indices in between (same shape as out.items).
+struct VertexTriangleCollisionDetectionCooperative {
+  static constexpr KernelId kId = KernelId::vertex_triangle_collision_detection_cooperative;
+  static constexpr int kSharedIntsPerLane = kCooperativeStackIntsPerLane;
+  VertexTriangleQuery query;
+  int* __restrict__ hits;  // (numParticles x out.capacity) scratch
+
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int v) const {
+    const CandidateLists& out = query.out;
+    const Vec3 x = query.positions[v];
+    Vec3 lower, upper;
+    query.queryBox(v, lower, upper);
+    int* mine = hits + v * out.capacity;
+    const int count = bvhQueryGroup(g, query.triangleBvh, lower, upper, mine, out.capacity,
+                                    [&](int t) { return query.accepts(v, x, t); });
+    bvhWriteSortedPrimitives(g, query.triangleBvh, mine, count, out.capacity,
+                             out.items + v * out.capacity);
+    if (g.rank() == 0) query.record(v, count);
+  }
+};
+
+/// The same for edges against the edge tree.
+struct EdgeCollidingEdgesDetectionCooperative {
+  static constexpr KernelId kId = KernelId::edge_colliding_edges_detection_cooperative;
+  static constexpr int kSharedIntsPerLane = kCooperativeStackIntsPerLane;
+  EdgeEdgeQuery query;
+  int* __restrict__ hits;  // (numEdges x out.capacity) scratch
+
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int e) const {
+    const CandidateLists& out = query.out;
+    const Int4 a = query.edges[e];
+    const Vec3 p1 = query.positions[a.z], q1 = query.positions[a.w];
+    Vec3 lower, upper;
+    query.queryBox(p1, q1, lower, upper);
+    int* mine = hits + e * out.capacity;
+    const int count = bvhQueryGroup(g, query.edgeBvh, lower, upper, mine, out.capacity,
+                                    [&](int f) { return query.accepts(e, a, p1, q1, f); });
+    bvhWriteSortedPrimitives(g, query.edgeBvh, mine, count, out.capacity,
+                             out.items + e * out.capacity);
+    if (g.rank() == 0) query.record(e, count);
   }
 };
 

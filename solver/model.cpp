@@ -225,7 +225,7 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
   settings.margin = sc.margin;
   settings.restExclusion = sc.restExclusion;
   settings.parallelEpsilon = sc.edgeParallelEpsilon;
-  settings.stacklessTraversal = sc.stacklessTraversal;
+  settings.traversal = sc.traversal;
   settings.vertexTriangleCapacity = sc.vertexTriangleCapacity;
   settings.edgeEdgeCapacity = sc.edgeEdgeCapacity;
   settings.triangleVertexCapacity = sc.triangleVertexCapacity;

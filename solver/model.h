@@ -34,7 +34,7 @@ struct SelfContactOptions {
   int topologicalFilter = 2;   // n-ring exclusion (spec §6.4)
   float restExclusion = 0.0f;  // skip pairs closer than this in the rest shape [m]
   float edgeParallelEpsilon = 1e-5f;
-  bool stacklessTraversal = true;   // false: the reference's shared-memory stack traversal
+  DetectionTraversal traversal = DetectionTraversal::Cooperative;  // all give the same lists
   int bvhRebuildInterval = 0;       // rebuild the trees every n frames (0: refit only)
   int vertexTriangleCapacity = 16;  // initial candidate slots; grown on demand, never dropped
   int edgeEdgeCapacity = 32;

@@ -38,10 +38,35 @@ const std::array<KernelId, kNumKernels>& allKernels() {
   return kAll;
 }
 
+std::span<const int> launchSizes(KernelId id) {
+  switch (launchKind(id)) {
+    case LaunchKind::Tile:
+      return kTileSizes;
+    case LaunchKind::Group:
+      return kGroupSizes;
+    case LaunchKind::Elementwise:
+      break;
+  }
+  return kBlockSizes;
+}
+
 bool isValidLaunchSize(KernelId id, int size) {
-  if (launchKind(id) == LaunchKind::Tile)
-    return std::find(kTileSizes.begin(), kTileSizes.end(), size) != kTileSizes.end();
-  return std::find(kBlockSizes.begin(), kBlockSizes.end(), size) != kBlockSizes.end();
+  const std::span<const int> sizes = launchSizes(id);
+  return std::find(sizes.begin(), sizes.end(), size) != sizes.end();
+}
+
+std::string validLaunchSizesText(KernelId id) {
+  std::string list;
+  for (int size : launchSizes(id)) list += (list.empty() ? "" : ", ") + std::to_string(size);
+  switch (launchKind(id)) {
+    case LaunchKind::Tile:
+      return "tile size (" + list + ")";
+    case LaunchKind::Group:
+      return "lanes per item (" + list + ")";
+    case LaunchKind::Elementwise:
+      break;
+  }
+  return "block size (" + list + ")";
 }
 
 }  // namespace weft

@@ -3,19 +3,25 @@
 // WEFT_KERNELS(X) is the single list: X(name, kind). From it come the KernelId enum, the string
 // names used as keys in launch tables, reports and debug logs, and the kind of launch:
 //   Elementwise: one thread per item; the table gives the CUDA block size (8..1024).
-//   Tile:        one block-cooperative tile per item; the table gives the tile size (8..256),
-//                which is also the block size (one tile per block).
+//   Tile:        one cooperative tile per item that sums the item's parts; the table gives the
+//                tile size (8..256). Tiles of up to 32 lanes are packed several to a block
+//                (kernels/runtime/launch_cuda.cuh); larger tiles are one block each.
+//   Group:       a group of lanes inside one warp per item, cooperating through ballots and
+//                group-shared memory (a BVH query walked by several lanes); the table gives the
+//                lanes per item (1..32); blocks hold kGroupBlockThreads threads.
 // Names follow the reference solver (Newton SolverVBD) where a reference kernel exists; new
 // kernels get new names. Add a kernel here and nowhere else.
 #pragma once
 
 #include <array>
 #include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 
 namespace weft {
 
-enum class LaunchKind { Elementwise, Tile };
+enum class LaunchKind { Elementwise, Tile, Group };
 
 // clang-format off
 #define WEFT_KERNELS(X)                                                                          \
@@ -42,6 +48,9 @@ enum class LaunchKind { Elementwise, Tile };
   X(vertex_triangle_collision_detection_stackless, Elementwise)                                 \
   X(edge_colliding_edges_detection, Elementwise)                                                 \
   X(edge_colliding_edges_detection_stackless, Elementwise)                                       \
+  /* ... and the cooperative traversal: a group of lanes walks one query's tree (new) */        \
+  X(vertex_triangle_collision_detection_cooperative, Group)                                      \
+  X(edge_colliding_edges_detection_cooperative, Group)                                           \
   X(collect_triangle_colliding_vertices, Elementwise)                                            \
   X(sort_triangle_colliding_vertices, Elementwise)                                               \
   /* self-contact forces and the penetration-free truncation (reference names) */                \
@@ -108,10 +117,20 @@ inline LaunchKind launchKind(KernelId id) {
 /// All kernel ids in declaration order.
 const std::array<KernelId, kNumKernels>& allKernels();
 
-/// Block sizes a table may give an elementwise kernel, and tile sizes a tile kernel may use
-/// (each tile size is instantiated in kernels/runtime/launch_cuda.cuh).
+/// Block sizes a table may give an elementwise kernel, tile sizes a tile kernel may use and
+/// lanes per item of a group kernel (each tile and group size is instantiated in
+/// kernels/runtime/launch_cuda.cuh).
 inline constexpr std::array<int, 8> kBlockSizes = {8, 16, 32, 64, 128, 256, 512, 1024};
 inline constexpr std::array<int, 6> kTileSizes = {8, 16, 32, 64, 128, 256};
+inline constexpr std::array<int, 6> kGroupSizes = {1, 2, 4, 8, 16, 32};
+/// Threads per block of a group kernel (kGroupBlockThreads / lanes items per block).
+inline constexpr int kGroupBlockThreads = 128;
+/// Threads per block of a tile kernel whose tiles have at most 32 lanes (several tiles a block).
+inline constexpr int kTileBlockThreads = 128;
 bool isValidLaunchSize(KernelId id, int size);
+/// The sizes a table may give kernel `id` (by its launch kind), in increasing order.
+std::span<const int> launchSizes(KernelId id);
+/// "tile size (8, 16, 32, 64, 128, 256)", "block size (...)" or "lanes per item (...)".
+std::string validLaunchSizesText(KernelId id);
 
 }  // namespace weft

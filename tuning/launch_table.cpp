@@ -79,9 +79,7 @@ std::map<KernelId, TableEntry> parseKernelMap(const json& object, const std::str
         requireInt(require(value, "block_size", source, field), source, field + ".block_size");
     if (!isValidLaunchSize(*id, entry.size)) {
       fail(source, field + ".block_size",
-           std::to_string(entry.size) + " is not a valid " +
-               (launchKind(*id) == LaunchKind::Tile ? "tile size (8, 16, 32, 64, 128, 256)"
-                                                    : "block size (powers of two 8..1024)"));
+           std::to_string(entry.size) + " is not a valid " + validLaunchSizesText(*id));
     }
     if (value.contains("default")) {
       entry.defaultSize = requireInt(value.at("default"), source, field + ".default");
@@ -255,8 +253,17 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
     case KernelId::edge_colliding_edges_detection_stackless:
       return 16;  // the reference's collision_detection_block_size
     default:
-      return launchKind(id) == LaunchKind::Tile ? 16 : 256;
+      break;
   }
+  switch (launchKind(id)) {
+    case LaunchKind::Tile:
+      return 16;  // the reference's tile solve
+    case LaunchKind::Group:
+      return 8;  // lanes per query: no reference value; the middle of the range
+    case LaunchKind::Elementwise:
+      break;
+  }
+  return 256;
 }
 
 std::string_view launchSourceName(LaunchSource source) {

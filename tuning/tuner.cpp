@@ -80,11 +80,19 @@ double timeEndToEnd(Device& device, SceneRunner& sim, const DeviceSnapshot& star
 }
 
 std::vector<int> candidatesFor(KernelId id, const TunerOptions& options) {
-  if (launchKind(id) == LaunchKind::Tile)
-    return options.tileSizes.empty() ? std::vector<int>(kTileSizes.begin(), kTileSizes.end())
-                                     : options.tileSizes;
-  return options.blockSizes.empty() ? std::vector<int>(kBlockSizes.begin(), kBlockSizes.end())
-                                    : options.blockSizes;
+  const std::span<const int> all = launchSizes(id);
+  switch (launchKind(id)) {
+    case LaunchKind::Tile:
+      if (!options.tileSizes.empty()) return options.tileSizes;
+      break;
+    case LaunchKind::Group:
+      if (!options.groupSizes.empty()) return options.groupSizes;
+      break;
+    case LaunchKind::Elementwise:
+      if (!options.blockSizes.empty()) return options.blockSizes;
+      break;
+  }
+  return std::vector<int>(all.begin(), all.end());
 }
 
 SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& options) {

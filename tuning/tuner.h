@@ -38,6 +38,7 @@ struct TunerOptions {
   std::vector<KernelId> kernels;    // kernels to tune (empty: every kernel a step launches)
   std::vector<int> blockSizes;      // elementwise candidates (empty: 8..1024)
   std::vector<int> tileSizes;       // tile candidates (empty: 8..256)
+  std::vector<int> groupSizes;      // lanes-per-item candidates of group kernels (empty: 1..32)
   double budgetMsPerPoint = 40.0;   // timing budget per (launch, size) [ms]
   int replaysPerGraph = 20;         // launches captured per timing graph
   int endToEndFrames = 10;          // frames timed per configuration in the verification

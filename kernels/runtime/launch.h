@@ -18,12 +18,26 @@
 //                            WEFT_HD int partCount(int item) const;
 //                            WEFT_HD Part part(int item, int k) const;
 //                            WEFT_HD void finish(int item, const Part& sum) const; };
-//                 launchTile(device, n, K{...}) gives every item one block-cooperative tile: the
+//                 launchTile(device, n, K{...}) gives every item one cooperative tile: the
 //                 tile's lanes evaluate the item's parts in parallel into shared memory, a
 //                 fixed-shape pairwise tree (over part indices, padded to a power of two) sums
 //                 them, and lane 0 calls finish(). Because the tree depends only on the part
 //                 count, the sum is bit-identical for every tile size the tuner may pick; the CPU
-//                 backend runs the same tree with one lane per item.
+//                 backend runs the same tree with one lane per item. Tiles of up to 32 lanes
+//                 are packed several to a block (launch_cuda.cuh).
+//
+//   Group         struct K { static constexpr KernelId kId = ...;
+//                            static constexpr int kSharedIntsPerLane = ...;
+//                            template <class Group>
+//                            WEFT_HD void operator()(const Group& g, int item) const; };
+//                 launchGroup(device, n, K{...}) gives every item a group of G lanes of one warp
+//                 (G = the table's lanes per item: 1, 2, 4, ..., 32) that run operator() together
+//                 and cooperate through the group handle: size(), rank(), sync(), ballot(bool)
+//                 (bit r = rank r's value), shuffle(value, rank) and G × kSharedIntsPerLane ints
+//                 of group-shared memory (shared(), sharedInts()). Every lane must make the same
+//                 sequence of sync/ballot/shuffle calls. The CPU backend runs each item with
+//                 SerialGroup, a group of one lane. A group kernel's result must not depend on
+//                 G (the tests check that it is bit-identical for every G).
 //
 // On CUDA the block (or tile) size comes from the device's LaunchPolicy, i.e. the launch table
 // (never a literal at a call site); each launch is checked and, in debug mode, synchronized and
@@ -112,6 +126,33 @@ void runTilesOnCpu(int count, const K& kernel) {
   }
 }
 
+/// The CPU backend's group (launch.h, Group shape): one lane, memory on the caller's stack.
+struct SerialGroup {
+  int* memory;
+  int memoryInts;
+  WEFT_HD int size() const { return 1; }
+  WEFT_HD int rank() const { return 0; }
+  WEFT_HD void sync() const {}
+  WEFT_HD unsigned ballot(bool value) const { return value ? 1u : 0u; }
+  template <class T>
+  WEFT_HD T shuffle(T value, int /*source*/) const {
+    return value;
+  }
+  WEFT_HD int* shared() const { return memory; }
+  WEFT_HD int sharedInts() const { return memoryInts; }
+};
+
+template <class K>
+void runGroupsOnCpu(int count, const K& kernel) {
+#pragma omp parallel if (count >= kCpuSerialThreshold)
+  {
+    int memory[K::kSharedIntsPerLane];
+#pragma omp for schedule(static)
+    for (int item = 0; item < count; ++item)
+      kernel(SerialGroup{memory, K::kSharedIntsPerLane}, item);
+  }
+}
+
 template <class>
 inline constexpr bool kAlwaysFalse = false;
 
@@ -123,7 +164,8 @@ void launch(const Device& device, int count, const K& kernel,
             const std::source_location& where = std::source_location::current()) {
   static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
   constexpr KernelId id = K::kId;
-  static_assert(launchKindOf(id) == LaunchKind::Elementwise, "use launchTile() for tile kernels");
+  static_assert(launchKindOf(id) == LaunchKind::Elementwise,
+                "use launchTile() / launchGroup() for tile / group kernels");
   if (count <= 0) return;
   if (device.backend() == Backend::Cpu) {
     detail::runElementsOnCpu(count, kernel);
@@ -156,7 +198,7 @@ void launchTile(const Device& device, int count, const K& kernel,
                 const std::source_location& where = std::source_location::current()) {
   static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
   constexpr KernelId id = K::kId;
-  static_assert(launchKindOf(id) == LaunchKind::Tile, "use launch() for elementwise kernels");
+  static_assert(launchKindOf(id) == LaunchKind::Tile, "not a tile kernel");
   if (count <= 0) return;
   if (kernel.maxParts() > kMaxTileParts)
     throw Error("kernel " + std::string(kernelName(id)) + ": an item has " +
@@ -177,6 +219,39 @@ void launchTile(const Device& device, int count, const K& kernel,
                           detail::launchTilesOnCuda(stream, count, size, kernel);
                         },
                         [kernel](int size) { return detail::tilesKernelResources(kernel, size); }});
+  }
+#elif defined(WEFT_WITH_CUDA)
+  static_assert(detail::kAlwaysFalse<K>,
+                "this file launches kernels: list it in weft_cuda_sources() so nvcc compiles it");
+#else
+  throw Error("internal error: CUDA launch in a build without CUDA");
+#endif
+}
+
+/// Runs a group kernel over `count` items on `device`. See the file comment.
+template <class K>
+void launchGroup(const Device& device, int count, const K& kernel,
+                 const std::source_location& where = std::source_location::current()) {
+  static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
+  constexpr KernelId id = K::kId;
+  static_assert(launchKindOf(id) == LaunchKind::Group, "not a group kernel");
+  if (count <= 0) return;
+  if (device.backend() == Backend::Cpu) {
+    detail::runGroupsOnCpu(count, kernel);
+    if (device.debugLaunches()) device.checkLaunch(id, count, 1, 1, where);
+    return;
+  }
+#if defined(__CUDACC__)
+  const int lanes = device.launchPolicy().size(id);
+  const int grid = detail::launchGroupsOnCuda(device.stream(), count, lanes, kernel);
+  device.checkLaunch(id, count, grid, lanes, where);
+  if (LaunchObserver* observer = device.observer()) {
+    observer->onLaunch(
+        {id, count, lanes, grid,
+         [kernel, count](void* stream, int size) {
+           detail::launchGroupsOnCuda(stream, count, size, kernel);
+         },
+         [kernel](int size) { return detail::groupsKernelResources(kernel, size); }});
   }
 #elif defined(WEFT_WITH_CUDA)
   static_assert(detail::kAlwaysFalse<K>,

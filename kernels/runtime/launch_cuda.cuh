@@ -1,10 +1,28 @@
-// The CUDA side of launch() (launch.h): the two generic __global__ wrappers and their launch.
-// Included only when nvcc compiles the translation unit.
+// The CUDA side of launch() (launch.h): one __global__ entry point per kernel, named after it,
+// and the three bodies (elementwise, tile, group) those entry points run. Included only when nvcc
+// compiles the translation unit.
+//
+// Names: every KernelId of tuning/kernel_ids.h gets its own __global__ function template
+// `weft::gpu::<name><Body, K>` (WEFT_KERNELS below), so Nsight Systems and Nsight Compute show
+// `solve_elasticity_tile`, `edge_colliding_edges_detection_cooperative`, ... instead of one
+// generic wrapper; `ncu --kernel-name solve_elasticity_tile` selects one kernel. The body (how
+// items map to threads) is the first template argument, the kernel functor the second.
+//
+// Shapes:
+//   elementwise  one thread per item, block size from the table;
+//   tile         one tile of T lanes per item summing the item's parts; tiles of up to 32 lanes
+//                are packed kTileBlockThreads / T to a block (fewer if their shared memory would
+//                pass 48 KB) and synchronize with __syncwarp over their own lanes, so a small
+//                tile no longer leaves most of a warp and most of the SM's block slots empty;
+//                larger tiles are one block each and synchronize the block;
+//   group        a group of G lanes of one warp per item (kGroupBlockThreads / G items a block),
+//                with G × K::kSharedIntsPerLane ints of shared memory of its own.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/errors.h"
@@ -12,41 +30,143 @@
 
 namespace weft::detail {
 
-/// One thread per item: i = global thread index.
-template <class K>
-__global__ void elementsKernel(const K kernel, int count) {
-  const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
-  if (i < count) kernel(i);
-}
+/// Lanes [base, base + G) of a warp acting together on one item (launch.h, Group shape): the
+/// CUDA counterpart of SerialGroup. Ballot bits and shuffle sources are group ranks.
+template <int G>
+struct WarpGroup {
+  static_assert(G >= 1 && G <= 32 && (G & (G - 1)) == 0, "a group is a power of two <= 32");
+  unsigned mask;  // the group's lanes in the warp
+  int base;       // warp lane of rank 0
+  int* memory;    // the group's shared ints
+  int memoryInts;
 
-/// One tile (= one block of kTile threads) per item. Lanes fill shared-memory slots with the
-/// item's parts (zero past the count, up to the next power of two), then a pairwise tree sums
-/// the slots in an order that depends only on the part count, and lane 0 finishes the item.
-template <int kTile, class K>
-__global__ void __launch_bounds__(kTile) tilesKernel(const K kernel, int count) {
-  using Part = typename K::Part;
-  extern __shared__ __align__(16) unsigned char sharedBytes[];
-  Part* slots = reinterpret_cast<Part*>(sharedBytes);
-  const int item = int(blockIdx.x);
-  const int lane = int(threadIdx.x);
-  const int parts = kernel.partCount(item);
-  int width = 1;
-  while (width < parts) width *= 2;
-  for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
-  __syncthreads();
-  for (int stride = width / 2; stride > 0; stride /= 2) {
-    for (int s = lane; s < stride; s += kTile) slots[s] += slots[s + stride];
-    __syncthreads();
+  __device__ static WarpGroup make(int* memory, int memoryInts) {
+    const int lane = int(threadIdx.x) & 31;
+    const int base = lane & ~(G - 1);
+    const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << base;
+    return {mask, base, memory, memoryInts};
   }
-  if (lane == 0) kernel.finish(item, parts > 0 ? slots[0] : Part{});
-}
+  __device__ int size() const { return G; }
+  __device__ int rank() const { return (int(threadIdx.x) & 31) - base; }
+  __device__ void sync() const { __syncwarp(mask); }
+  /// Bit r set when rank r's `value` is true.
+  __device__ unsigned ballot(bool value) const { return __ballot_sync(mask, value) >> base; }
+  /// rank `source`'s `value`.
+  template <class T>
+  __device__ T shuffle(T value, int source) const {
+    return __shfl_sync(mask, value, base + source);
+  }
+  __device__ int* shared() const { return memory; }
+  __device__ int sharedInts() const { return memoryInts; }
+};
+
+// ---- Bodies: how a launch's threads map to items ----------------------------------------------
+
+struct ElementsBody {
+  template <class K>
+  __device__ static void run(const K& kernel, int count, int /*unused*/) {
+    const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+    if (i < count) kernel(i);
+  }
+};
 
 /// One thread per item, with a per-thread slice of dynamic shared memory.
-template <class K>
-__global__ void elementsKernelWithScratch(const K kernel, int count) {
-  extern __shared__ __align__(16) unsigned char sharedScratch[];
-  const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
-  if (i < count) kernel(i, sharedScratch + threadIdx.x * K::kSharedBytesPerThread);
+struct ElementsWithScratchBody {
+  template <class K>
+  __device__ static void run(const K& kernel, int count, int /*unused*/) {
+    extern __shared__ __align__(16) unsigned char sharedScratch[];
+    const int i = int(blockIdx.x) * int(blockDim.x) + int(threadIdx.x);
+    if (i < count) kernel(i, sharedScratch + threadIdx.x * K::kSharedBytesPerThread);
+  }
+};
+
+/// Tiles of kTile lanes, blockDim.x / kTile of them per block, one item each. The lanes fill the
+/// tile's shared-memory slots with the item's parts (zero past the count, up to the next power
+/// of two), a pairwise tree sums the slots in an order that depends only on the part count, and
+/// rank 0 finishes the item. `slotsPerTile` = maxParts rounded up to a power of two.
+template <int kTile>
+struct TilesBody {
+  template <class K>
+  __device__ static void run(const K& kernel, int count, int slotsPerTile) {
+    using Part = typename K::Part;
+    extern __shared__ __align__(16) unsigned char sharedBytes[];
+    const int tilesPerBlock = int(blockDim.x) / kTile;
+    const int tileInBlock = int(threadIdx.x) / kTile;
+    const int lane = int(threadIdx.x) % kTile;
+    const int item = int(blockIdx.x) * tilesPerBlock + tileInBlock;
+    if (item >= count) return;  // the whole tile leaves together (its own barrier below)
+    Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
+    const auto sync = [&] {
+      if constexpr (kTile <= 32) {
+        const int base = int(threadIdx.x) & 31 & ~(kTile - 1);
+        __syncwarp(kTile == 32 ? 0xffffffffu : ((1u << kTile) - 1u) << base);
+      } else {
+        __syncthreads();  // one tile per block
+      }
+    };
+    const int parts = kernel.partCount(item);
+    int width = 1;
+    while (width < parts) width *= 2;
+    for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
+    sync();
+    for (int stride = width / 2; stride > 0; stride /= 2) {
+      for (int s = lane; s < stride; s += kTile) slots[s] += slots[s + stride];
+      sync();
+    }
+    if (lane == 0) kernel.finish(item, parts > 0 ? slots[0] : Part{});
+  }
+};
+
+/// Groups of G lanes, kGroupBlockThreads / G per block, one item each (launch.h, Group shape).
+template <int G>
+struct GroupsBody {
+  template <class K>
+  __device__ static void run(const K& kernel, int count, int /*unused*/) {
+    extern __shared__ __align__(16) int groupShared[];
+    const int groupInBlock = int(threadIdx.x) / G;
+    const int item = int(blockIdx.x) * (int(blockDim.x) / G) + groupInBlock;
+    if (item >= count) return;  // uniform over the group
+    const int ints = G * K::kSharedIntsPerLane;
+    kernel(WarpGroup<G>::make(groupShared + groupInBlock * ints, ints), item);
+  }
+};
+
+}  // namespace weft::detail
+
+// ---- One named __global__ entry point per kernel ----------------------------------------------
+
+namespace weft::gpu {
+// No __launch_bounds__: it would cap the registers of every body (1024 threads: 64 registers),
+// and the heavy kernels (solve_rigid_body) need more; a block too large for a kernel's registers
+// is caught by checkLaunchFits instead.
+#define WEFT_DEFINE_KERNEL_ENTRY(name, kind)                       \
+  template <class Body, class K>                                   \
+  __global__ void name(const K kernel, int count, int parameter) { \
+    Body::template run<K>(kernel, count, parameter);               \
+  }
+WEFT_KERNELS(WEFT_DEFINE_KERNEL_ENTRY)
+#undef WEFT_DEFINE_KERNEL_ENTRY
+}  // namespace weft::gpu
+
+namespace weft::detail {
+
+/// KernelEntry<id>::get<Body, K>(): the entry point of kernel `id` for this body and functor.
+template <KernelId id>
+struct KernelEntry;
+#define WEFT_DEFINE_KERNEL_ENTRY_TRAIT(name, kind) \
+  template <>                                      \
+  struct KernelEntry<KernelId::name> {             \
+    template <class Body, class K>                 \
+    static constexpr auto get() {                  \
+      return &::weft::gpu::name<Body, K>;          \
+    }                                              \
+  };
+WEFT_KERNELS(WEFT_DEFINE_KERNEL_ENTRY_TRAIT)
+#undef WEFT_DEFINE_KERNEL_ENTRY_TRAIT
+
+template <class Body, class K>
+constexpr auto entryOf() {
+  return KernelEntry<K::kId>::template get<Body, K>();
 }
 
 /// Shared memory a block may use without opting in to more (cudaFuncSetAttribute), as the
@@ -94,33 +214,28 @@ KernelResources resourcesOf(F* function, int dynamicSharedBytes) {
           a.maxThreadsPerBlock};
 }
 
+/// Calls f(std::integral_constant<int, size>) for a size of `sizes` known at compile time;
+/// throws for any other.
+template <int... kSizes, class F>
+void dispatchSize(int size, const char* what, F&& f) {
+  const bool found =
+      ((size == kSizes ? (f(std::integral_constant<int, kSizes>{}), true) : false) || ...);
+  if (!found) {
+    std::string valid;
+    ((valid += (valid.empty() ? "" : ", ") + std::to_string(kSizes)), ...);
+    throw Error(std::string(what) + " " + std::to_string(size) +
+                " is not instantiated (valid: " + valid + ")");
+  }
+}
+
+// ---- Elementwise ------------------------------------------------------------------------------
+
 template <class K>
 KernelResources elementsKernelResources(const K&, int block) {
   if constexpr (requires { K::kSharedBytesPerThread; })
-    return resourcesOf(elementsKernelWithScratch<K>, block * K::kSharedBytesPerThread);
+    return resourcesOf(entryOf<ElementsWithScratchBody, K>(), block * K::kSharedBytesPerThread);
   else
-    return resourcesOf(elementsKernel<K>, 0);
-}
-
-template <class K>
-KernelResources tilesKernelResources(const K& kernel, int tile) {
-  int width = 1;
-  while (width < kernel.maxParts()) width *= 2;
-  const int shared = width * int(sizeof(typename K::Part));
-  switch (tile) {
-    case 8:
-      return resourcesOf(tilesKernel<8, K>, shared);
-    case 16:
-      return resourcesOf(tilesKernel<16, K>, shared);
-    case 32:
-      return resourcesOf(tilesKernel<32, K>, shared);
-    case 64:
-      return resourcesOf(tilesKernel<64, K>, shared);
-    case 128:
-      return resourcesOf(tilesKernel<128, K>, shared);
-    default:
-      return resourcesOf(tilesKernel<256, K>, shared);
-  }
+    return resourcesOf(entryOf<ElementsBody, K>(), 0);
 }
 
 template <class K>
@@ -128,46 +243,91 @@ int launchElementsOnCuda(void* stream, int count, int block, const K& kernel) {
   const int grid = (count + block - 1) / block;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   if constexpr (requires { K::kSharedBytesPerThread; }) {
+    constexpr auto entry = entryOf<ElementsWithScratchBody, K>();
     const size_t bytes = size_t(block) * K::kSharedBytesPerThread;
-    checkLaunchFits<elementsKernelWithScratch<K>>(K::kId, block, bytes);
-    elementsKernelWithScratch<K><<<grid, block, bytes, s>>>(kernel, count);
+    checkLaunchFits<entry>(K::kId, block, bytes);
+    entry<<<grid, block, bytes, s>>>(kernel, count, 0);
   } else {
-    checkLaunchFits<elementsKernel<K>>(K::kId, block, 0);
-    elementsKernel<K><<<grid, block, 0, s>>>(kernel, count);
+    constexpr auto entry = entryOf<ElementsBody, K>();
+    checkLaunchFits<entry>(K::kId, block, 0);
+    entry<<<grid, block, 0, s>>>(kernel, count, 0);
   }
   return grid;
 }
 
+// ---- Tile -------------------------------------------------------------------------------------
+
+/// Tiles per block and shared bytes per block of a tile launch: up to kTileBlockThreads / tile
+/// tiles of at most 32 lanes, fewer when their slots would pass the 48 KB default limit (at
+/// least one: a single tile that does not fit is reported by checkLaunchFits).
+template <class K>
+void tileLayout(const K& kernel, int tile, int& slotsPerTile, int& tilesPerBlock,
+                size_t& sharedBytes) {
+  slotsPerTile = 1;
+  while (slotsPerTile < kernel.maxParts()) slotsPerTile *= 2;
+  const size_t perTile = size_t(slotsPerTile) * sizeof(typename K::Part);
+  tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;
+  while (tilesPerBlock > 1 && size_t(tilesPerBlock) * perTile > kDefaultSharedBytesPerBlock)
+    tilesPerBlock /= 2;
+  sharedBytes = size_t(tilesPerBlock) * perTile;
+}
+
+template <class K>
+KernelResources tilesKernelResources(const K& kernel, int tile) {
+  int slotsPerTile = 1, tilesPerBlock = 1;
+  size_t sharedBytes = 0;
+  tileLayout(kernel, tile, slotsPerTile, tilesPerBlock, sharedBytes);
+  KernelResources r{};
+  dispatchSize<8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
+    r = resourcesOf(entryOf<TilesBody<decltype(t)::value>, K>(), int(sharedBytes));
+  });
+  return r;
+}
+
+/// Launches `count` tiles; returns the grid (blocks).
 template <class K>
 int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {
-  int width = 1;
-  while (width < kernel.maxParts()) width *= 2;
-  const size_t sharedBytes = size_t(width) * sizeof(typename K::Part);
+  int slotsPerTile = 1, tilesPerBlock = 1;
+  size_t sharedBytes = 0;
+  tileLayout(kernel, tile, slotsPerTile, tilesPerBlock, sharedBytes);
+  const int grid = (count + tilesPerBlock - 1) / tilesPerBlock;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-  switch (tile) {
-    case 8:
-      tilesKernel<8, K><<<count, 8, sharedBytes, s>>>(kernel, count);
-      break;
-    case 16:
-      tilesKernel<16, K><<<count, 16, sharedBytes, s>>>(kernel, count);
-      break;
-    case 32:
-      tilesKernel<32, K><<<count, 32, sharedBytes, s>>>(kernel, count);
-      break;
-    case 64:
-      tilesKernel<64, K><<<count, 64, sharedBytes, s>>>(kernel, count);
-      break;
-    case 128:
-      tilesKernel<128, K><<<count, 128, sharedBytes, s>>>(kernel, count);
-      break;
-    case 256:
-      tilesKernel<256, K><<<count, 256, sharedBytes, s>>>(kernel, count);
-      break;
-    default:
-      throw Error("tile size " + std::to_string(tile) +
-                  " is not instantiated (valid: 8, 16, 32, 64, 128, 256)");
-  }
-  return count;
+  dispatchSize<8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
+    constexpr auto entry = entryOf<TilesBody<decltype(t)::value>, K>();
+    checkLaunchFits<entry>(K::kId, tile * tilesPerBlock, sharedBytes);
+    entry<<<grid, tile * tilesPerBlock, sharedBytes, s>>>(kernel, count, slotsPerTile);
+  });
+  return grid;
+}
+
+// ---- Group ------------------------------------------------------------------------------------
+
+template <class K>
+constexpr size_t groupSharedBytes() {
+  return size_t(kGroupBlockThreads) * K::kSharedIntsPerLane * sizeof(int);
+}
+
+template <class K>
+KernelResources groupsKernelResources(const K&, int lanes) {
+  KernelResources r{};
+  dispatchSize<1, 2, 4, 8, 16, 32>(lanes, "lanes per item", [&](auto g) {
+    r = resourcesOf(entryOf<GroupsBody<decltype(g)::value>, K>(), int(groupSharedBytes<K>()));
+  });
+  return r;
+}
+
+/// Launches `count` items with `lanes` lanes each; returns the grid (blocks).
+template <class K>
+int launchGroupsOnCuda(void* stream, int count, int lanes, const K& kernel) {
+  const int itemsPerBlock = kGroupBlockThreads / lanes;
+  const int grid = (count + itemsPerBlock - 1) / itemsPerBlock;
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  dispatchSize<1, 2, 4, 8, 16, 32>(lanes, "lanes per item", [&](auto g) {
+    constexpr auto entry = entryOf<GroupsBody<decltype(g)::value>, K>();
+    checkLaunchFits<entry>(K::kId, kGroupBlockThreads, groupSharedBytes<K>());
+    entry<<<grid, kGroupBlockThreads, groupSharedBytes<K>(), s>>>(kernel, count, 0);
+  });
+  return grid;
 }
 
 }  // namespace weft::detail

@@ -260,6 +260,7 @@ struct QueryArgs {
   const int* __restrict__ offsets;  // (numQueries + 1) into hits, or null (count only)
   int* __restrict__ counts;         // (numQueries) out
   int* __restrict__ hits;           // (offsets[numQueries]) out, in visit order
+  int* __restrict__ scratch;        // (offsets[numQueries]) the group traversal's unsorted hits
 
   template <class Traverse>
   WEFT_HD void run(int q, Traverse&& traverse) const {
@@ -305,9 +306,34 @@ struct ShortStackQuery {
   }
 };
 
-enum class Traversal { Stackless, Stack0, Stack1, Stack2, Stack33 };
-constexpr Traversal kTraversals[] = {Traversal::Stackless, Traversal::Stack0, Traversal::Stack1,
-                                     Traversal::Stack2, Traversal::Stack33};
+/// bvhQueryGroup with kIntsPerLane stack entries per lane (1: the stack cannot even hold the
+/// root's children, so every query falls back to the one-lane subtree walk), then the hits in
+/// preorder (bvhWriteSortedPrimitives). Lanes per query: the policy's entry for the kernel id.
+template <int kIntsPerLane>
+struct GroupQuery {
+  static constexpr KernelId kId = KernelId::vertex_triangle_collision_detection_cooperative;
+  static constexpr int kSharedIntsPerLane = kIntsPerLane;
+  QueryArgs args;
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int q) const {
+    const int capacity = args.offsets ? args.offsets[q + 1] - args.offsets[q] : 0;
+    int* scratch = args.offsets ? args.scratch + args.offsets[q] : nullptr;
+    const int n = bvhQueryGroup(g, args.bvh, args.lowers[q], args.uppers[q], scratch, capacity,
+                                [](int) { return true; });
+    if (args.offsets)
+      bvhWriteSortedPrimitives(g, args.bvh, scratch, n, capacity, args.hits + args.offsets[q]);
+    if (g.rank() == 0) args.counts[q] = n;
+  }
+};
+
+enum class Traversal { Stackless, Stack0, Stack1, Stack2, Stack33, Group1, Group2, Group32 };
+constexpr Traversal kTraversals[] = {Traversal::Stackless, Traversal::Stack0,  Traversal::Stack1,
+                                     Traversal::Stack2,    Traversal::Stack33, Traversal::Group1,
+                                     Traversal::Group2,    Traversal::Group32};
+/// The traversals that support stopping early (a visitor returning false).
+constexpr Traversal kStoppableTraversals[] = {Traversal::Stackless, Traversal::Stack0,
+                                              Traversal::Stack1, Traversal::Stack2,
+                                              Traversal::Stack33};
 const char* traversalName(Traversal t) {
   switch (t) {
     case Traversal::Stackless:
@@ -320,6 +346,12 @@ const char* traversalName(Traversal t) {
       return "stack capacity 2";
     case Traversal::Stack33:
       return "stack capacity 33";
+    case Traversal::Group1:
+      return "group, 1 stack entry per lane";
+    case Traversal::Group2:
+      return "group, 2 stack entries per lane";
+    case Traversal::Group32:
+      return "group, 32 stack entries per lane";
   }
   return "?";
 }
@@ -341,6 +373,15 @@ void launchQuery(const Device& device, Traversal t, int n, const QueryArgs& args
     case Traversal::Stack33:
       launch(device, n, ShortStackQuery<33>{args});
       break;
+    case Traversal::Group1:
+      launchGroup(device, n, GroupQuery<1>{args});
+      break;
+    case Traversal::Group2:
+      launchGroup(device, n, GroupQuery<2>{args});
+      break;
+    case Traversal::Group32:
+      launchGroup(device, n, GroupQuery<32>{args});
+      break;
   }
 }
 
@@ -350,17 +391,18 @@ std::vector<std::vector<int>> runQueries(const Device& device, const Lbvh& bvh,
   const int n = queries.size();
   DeviceBuffer<Vec3> lowers(device, queries.lowers), uppers(device, queries.uppers);
   DeviceBuffer<int> counts(device, size_t(n));
-  launchQuery(
-      device, t, n,
-      {bvh.view(), stopAfter, lowers.data(), uppers.data(), nullptr, counts.data(), nullptr});
+  launchQuery(device, t, n,
+              {bvh.view(), stopAfter, lowers.data(), uppers.data(), nullptr, counts.data(), nullptr,
+               nullptr});
   const std::vector<int> c = counts.download();
   std::vector<int> offsets(n + 1, 0);
   for (int q = 0; q < n; ++q) offsets[q + 1] = offsets[q] + c[q];
   DeviceBuffer<int> d_offsets(device, offsets);
   DeviceBuffer<int> hits(device, size_t(std::max(offsets[n], 1)));
+  DeviceBuffer<int> scratch(device, size_t(std::max(offsets[n], 1)));
   launchQuery(device, t, n,
               {bvh.view(), stopAfter, lowers.data(), uppers.data(), d_offsets.data(), counts.data(),
-               hits.data()});
+               hits.data(), scratch.data()});
   const std::vector<int> h = hits.download();
   std::vector<std::vector<int>> result(n);
   for (int q = 0; q < n; ++q) result[q].assign(h.begin() + offsets[q], h.begin() + offsets[q + 1]);
@@ -506,7 +548,7 @@ void checkEarlyStop(const Device& device) {
   Lbvh bvh(device, boxes.size());
   bvh.build(d.lowers.data(), d.uppers.data());
   const Boxes queries = randomQueries(rng, boxes, 200);
-  for (Traversal t : kTraversals) {
+  for (Traversal t : kStoppableTraversals) {
     SCOPED_TRACE(traversalName(t));
     const auto all = runQueries(device, bvh, queries, t);
     const auto firstThree = runQueries(device, bvh, queries, t, 3);
@@ -684,6 +726,33 @@ TEST(Lbvh, CudaBuildIsIdenticalForEveryBlockSize) {
       policy.setOverride(id, block);
     gpu->setLaunchPolicy(policy);
     expectIdentical(buildOn(*gpu, boxes), reference);
+  }
+  gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
+// The group traversal finds every overlapping leaf, in preorder, for every number of lanes per
+// query and every stack size (including stacks too small for the root's children, where each
+// lane walks its subtrees alone).
+TEST(Lbvh, GroupQueriesMatchBruteForceForEveryGroupSizeOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  const unsigned seed = testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  const Boxes boxes = hostTriangleBoxes(triangleSoup(rng, 3000, 4.0f, 0.4f));
+  DeviceBoxes d(*gpu, boxes);
+  Lbvh bvh(*gpu, boxes.size());
+  bvh.build(d.lowers.data(), d.uppers.data());
+  const Boxes queries = randomQueries(rng, boxes, 300);
+  const auto expected = bruteForce(boxes, queries, bvh.download());
+  for (int lanes : kGroupSizes) {
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::vertex_triangle_collision_detection_cooperative, lanes);
+    gpu->setLaunchPolicy(policy);
+    for (Traversal t : {Traversal::Group1, Traversal::Group2, Traversal::Group32}) {
+      SCOPED_TRACE(std::string(traversalName(t)) + ", lanes " + std::to_string(lanes));
+      const auto got = runQueries(*gpu, bvh, queries, t);
+      for (int q = 0; q < queries.size(); ++q) ASSERT_EQ(got[q], expected[q]) << "query " << q;
+    }
   }
   gpu->setLaunchPolicy(LaunchPolicy{});
 }

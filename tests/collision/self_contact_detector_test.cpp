@@ -1,6 +1,7 @@
 // SelfContactDetector: candidate lists equal a brute-force search (margin, topological filter,
 // rest-shape exclusion, worlds), for both traversals and both backends; overflow is counted
-// exactly and grown lists then hold everything; the triangle lists are the sorted transpose.
+// exactly and grown lists then hold everything; the triangle lists are the sorted transpose; the
+// three traversals give the same lists in the same order (on CUDA for every lanes-per-query).
 #include "collision/self_contact_detector.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,10 @@ namespace weft {
 namespace {
 
 using Lists = std::vector<std::vector<int>>;
+
+constexpr DetectionTraversal kTraversals[] = {DetectionTraversal::Cooperative,
+                                              DetectionTraversal::Stackless,
+                                              DetectionTraversal::SharedStack};
 
 struct Mesh {
   ModelDesc desc;             // topology and rest shape (flat grid)
@@ -47,7 +52,7 @@ struct Settings {
   float margin = 0.05f;
   float restExclusion = 0.0f;
   int filter = 2;
-  bool stackless = true;
+  DetectionTraversal traversal = DetectionTraversal::Cooperative;
   int capacity = 64;
 };
 
@@ -128,7 +133,7 @@ struct Fixture {
     SelfContactDetectorSettings ds;
     ds.margin = s.margin;
     ds.restExclusion = s.restExclusion;
-    ds.stacklessTraversal = s.stackless;
+    ds.traversal = s.traversal;
     ds.vertexTriangleCapacity = ds.edgeEdgeCapacity = ds.triangleVertexCapacity = s.capacity;
     detector = std::make_unique<SelfContactDetector>(device, t, ds, current.data());
   }
@@ -186,20 +191,20 @@ void runBruteForceCases(const Device& device) {
   const unsigned seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   const Mesh mesh = crumpledGrid(12, seed);
-  for (bool stackless : {true, false}) {
+  for (DetectionTraversal traversal : kTraversals) {
     for (int filter : {0, 1, 2, 3}) {
-      SCOPED_TRACE("stackless " + std::to_string(stackless) + ", filter " + std::to_string(filter));
-      expectMatchesBruteForce(device, mesh, {0.05f, 0.0f, filter, stackless, 64});
+      SCOPED_TRACE(std::string(traversalName(traversal)) + ", filter " + std::to_string(filter));
+      expectMatchesBruteForce(device, mesh, {0.05f, 0.0f, filter, traversal, 64});
     }
   }
   // Rest-shape exclusion: pairs that were close in the flat sheet are skipped.
-  expectMatchesBruteForce(device, mesh, {0.05f, 0.1f, 2, true, 64});
+  expectMatchesBruteForce(device, mesh, {0.05f, 0.1f, 2, DetectionTraversal::Cooperative, 64});
   // Worlds: pairs across worlds are skipped unless one side is global (-1).
   Mesh worlds = mesh;
   std::mt19937 rng(seed);
   for (int i = 0; i < worlds.desc.numParticles(); ++i)
     worlds.desc.worlds.push_back(int(rng() % 3) - 1);
-  expectMatchesBruteForce(device, worlds, {0.05f, 0.0f, 2, true, 64});
+  expectMatchesBruteForce(device, worlds, {0.05f, 0.0f, 2, DetectionTraversal::Cooperative, 64});
 }
 
 TEST(SelfContactDetector, CandidatesEqualBruteForceOnCpu) {
@@ -211,9 +216,7 @@ TEST(SelfContactDetector, CandidatesEqualBruteForceOnCuda) {
   runBruteForceCases(*gpu);
 }
 
-void expectOverflowCountedAndGrown(const Device& device) {
-  const Mesh mesh = crumpledGrid(10, std::random_device{}());
-  const Settings s{0.08f, 0.0f, 2, true, 1};
+void expectOverflowCountedAndGrown(const Device& device, const Mesh& mesh, const Settings& s) {
   Lists vt, ee, tv;
   bruteForce(mesh, s, vt, ee, tv);
   Fixture f(device, mesh, s);
@@ -245,6 +248,14 @@ void expectOverflowCountedAndGrown(const Device& device) {
   EXPECT_EQ(Fixture::read(f.detector->triangleVertices(), mesh.desc.numTriangles(), device), tv);
 }
 
+void expectOverflowCountedAndGrown(const Device& device) {
+  const Mesh mesh = crumpledGrid(10, std::random_device{}());
+  for (DetectionTraversal traversal : kTraversals) {
+    SCOPED_TRACE(traversalName(traversal));
+    expectOverflowCountedAndGrown(device, mesh, {0.08f, 0.0f, 2, traversal, 1});
+  }
+}
+
 TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnCpu) {
   expectOverflowCountedAndGrown(*test::openCpu());
 }
@@ -254,19 +265,54 @@ TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnC
   expectOverflowCountedAndGrown(*gpu);
 }
 
-// Both traversals visit the BVH in the same preorder, so the lists are identical, in order.
+// The one-thread traversals visit the BVH in the same preorder, and the cooperative one writes
+// its lists in that order, so all three give identical lists, in order.
 TEST(SelfContactDetector, TraversalsGiveIdenticalListsInOrder) {
   auto cpu = test::openCpu();
   const Mesh mesh = crumpledGrid(12, std::random_device{}());
-  Fixture a(*cpu, mesh, {0.05f, 0.0f, 2, true, 64});
-  Fixture b(*cpu, mesh, {0.05f, 0.0f, 2, false, 64});
+  Fixture a(*cpu, mesh, {0.05f, 0.0f, 2, DetectionTraversal::Stackless, 64});
   a.detector->detect(a.current.data());
-  b.detector->detect(b.current.data());
   const int n = mesh.desc.numParticles(), e = mesh.desc.numEdges();
-  EXPECT_EQ(Fixture::read(a.detector->vertexTriangles(), n, *cpu),
-            Fixture::read(b.detector->vertexTriangles(), n, *cpu));
-  EXPECT_EQ(Fixture::read(a.detector->edgeEdges(), e, *cpu),
-            Fixture::read(b.detector->edgeEdges(), e, *cpu));
+  for (DetectionTraversal traversal :
+       {DetectionTraversal::Cooperative, DetectionTraversal::SharedStack}) {
+    SCOPED_TRACE(traversalName(traversal));
+    Fixture b(*cpu, mesh, {0.05f, 0.0f, 2, traversal, 64});
+    b.detector->detect(b.current.data());
+    EXPECT_EQ(Fixture::read(a.detector->vertexTriangles(), n, *cpu),
+              Fixture::read(b.detector->vertexTriangles(), n, *cpu));
+    EXPECT_EQ(Fixture::read(a.detector->edgeEdges(), e, *cpu),
+              Fixture::read(b.detector->edgeEdges(), e, *cpu));
+  }
+}
+
+// On CUDA the cooperative traversal gives, for every number of lanes per query, the lists and
+// counts of the one-thread traversal on the CPU, in the same order.
+TEST(SelfContactDetector, CooperativeListsOnCudaEqualCpuListsForEveryGroupSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  const Mesh mesh = crumpledGrid(24, std::random_device{}());
+  const int n = mesh.desc.numParticles(), e = mesh.desc.numEdges();
+  Fixture a(*cpu, mesh, {0.04f, 0.0f, 2, DetectionTraversal::Stackless, 256});
+  a.detector->detect(a.current.data());
+  std::vector<int> vtCounts, eeCounts;
+  const Lists vt = Fixture::read(a.detector->vertexTriangles(), n, *cpu, &vtCounts);
+  const Lists ee = Fixture::read(a.detector->edgeEdges(), e, *cpu, &eeCounts);
+  ASSERT_TRUE(a.detector->fits(a.detector->readStatus())) << "the lists must hold every pair";
+  for (int lanes : kGroupSizes) {
+    SCOPED_TRACE("lanes " + std::to_string(lanes));
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::vertex_triangle_collision_detection_cooperative, lanes);
+    policy.setOverride(KernelId::edge_colliding_edges_detection_cooperative, lanes);
+    gpu->setLaunchPolicy(policy);
+    Fixture b(*gpu, mesh, {0.04f, 0.0f, 2, DetectionTraversal::Cooperative, 256});
+    b.detector->detect(b.current.data());
+    std::vector<int> gotVtCounts, gotEeCounts;
+    EXPECT_EQ(Fixture::read(b.detector->vertexTriangles(), n, *gpu, &gotVtCounts), vt);
+    EXPECT_EQ(Fixture::read(b.detector->edgeEdges(), e, *gpu, &gotEeCounts), ee);
+    EXPECT_EQ(gotVtCounts, vtCounts);
+    EXPECT_EQ(gotEeCounts, eeCounts);
+  }
+  gpu->setLaunchPolicy(LaunchPolicy{});
 }
 
 }  // namespace

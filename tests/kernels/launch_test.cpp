@@ -1,4 +1,5 @@
-// launch() and launchTile() on both backends: coverage, sizes, tile determinism, errors.
+// launch(), launchTile() and launchGroup() on both backends: coverage, sizes, tile determinism,
+// group ballots/shuffles/shared memory, errors.
 #include "kernels/runtime/launch.h"
 
 #include <gtest/gtest.h>
@@ -168,6 +169,83 @@ TEST(LaunchTile, CudaIsBitIdenticalToCpuForEveryTileSize) {
   }
 }
 
+// A group per item: counts the item's positive values with ballots, sums them through the
+// group's shared memory and hands rank 0's sum to the last rank with a shuffle. Integer sums
+// are exact, so every group size must give the host's result.
+struct GroupCountAndSum {
+  static constexpr KernelId kId = KernelId::edge_colliding_edges_detection_cooperative;
+  static constexpr int kSharedIntsPerLane = 1;
+  const int* offsets;  // (n + 1)
+  const int* values;
+  int* positives;  // (n) out
+  int* sums;       // (n) out
+
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int item) const {
+    int count = 0, sum = 0;
+    for (int base = offsets[item]; base < offsets[item + 1]; base += g.size()) {
+      const int k = base + g.rank();
+      const int value = k < offsets[item + 1] ? values[k] : 0;
+      unsigned bits = g.ballot(value > 0);
+      for (; bits != 0; bits &= bits - 1) ++count;
+      g.shared()[g.rank()] = value;
+      g.sync();
+      if (g.rank() == 0)
+        for (int j = 0; j < g.size(); ++j) sum += g.shared()[j];
+      g.sync();
+    }
+    sum = g.shuffle(sum, 0);
+    if (g.rank() == g.size() - 1) {
+      positives[item] = count;
+      sums[item] = sum;
+    }
+  }
+};
+
+void expectGroupResults(const Device& device, int items, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<int> offsets{0}, values;
+  for (int i = 0; i < items; ++i) {
+    const int n = int(rng() % 70);
+    for (int k = 0; k < n; ++k) values.push_back(int(rng() % 201) - 100);
+    offsets.push_back(int(values.size()));
+  }
+  values.push_back(0);  // never empty
+  DeviceBuffer<int> dOffsets(device, offsets), dValues(device, values);
+  DeviceBuffer<int> positives(device, std::vector<int>(size_t(items), -1)),
+      sums(device, std::vector<int>(size_t(items), -1));
+  launchGroup(device, items,
+              GroupCountAndSum{dOffsets.data(), dValues.data(), positives.data(), sums.data()});
+  const std::vector<int> p = positives.download(), s = sums.download();
+  for (int i = 0; i < items; ++i) {
+    int count = 0, sum = 0;
+    for (int k = offsets[i]; k < offsets[i + 1]; ++k) {
+      count += values[k] > 0 ? 1 : 0;
+      sum += values[k];
+    }
+    ASSERT_EQ(p[i], count) << "item " << i;
+    ASSERT_EQ(s[i], sum) << "item " << i;
+  }
+}
+
+TEST(LaunchGroup, BallotsSharedMemoryAndShufflesOnCpu) {
+  auto cpu = test::openCpu();
+  expectGroupResults(*cpu, 1000, std::random_device{}());
+}
+
+TEST(LaunchGroup, BallotsSharedMemoryAndShufflesOnCudaForEveryGroupSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  const unsigned seed = std::random_device{}();
+  for (int lanes : kGroupSizes) {
+    SCOPED_TRACE("lanes " + std::to_string(lanes) + ", seed " + std::to_string(seed));
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::edge_colliding_edges_detection_cooperative, lanes);
+    gpu->setLaunchPolicy(policy);
+    for (int items : {1, 7, 1000, 5001}) expectGroupResults(*gpu, items, seed + unsigned(items));
+  }
+  gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
 TEST(LaunchTile, RejectsItemsWithTooManyParts) {
   auto cpu = test::openCpu();
   DeviceBuffer<float> sums(*cpu, 1);
@@ -180,6 +258,8 @@ TEST(LaunchPolicy, RejectsInvalidOverride) {
   EXPECT_THROW(policy.setOverride(KernelId::forward_step, 48), Error);
   EXPECT_THROW(policy.setOverride(KernelId::solve_elasticity_tile, 512), Error);
   EXPECT_NO_THROW(policy.setOverride(KernelId::solve_elasticity_tile, 256));
+  EXPECT_THROW(policy.setOverride(KernelId::edge_colliding_edges_detection_cooperative, 64), Error);
+  EXPECT_NO_THROW(policy.setOverride(KernelId::edge_colliding_edges_detection_cooperative, 1));
 }
 
 TEST(Launch, DebugModeLogsAndChecksEveryLaunch) {

@@ -147,8 +147,12 @@ TEST(SelfContactSolver, CpuRunsAreDeterministicForBothTraversals) {
   SolverOptions o = findScene("cloth_fold").solver;
   const auto a = simulateFold(*cpu, o, 25);
   EXPECT_TRUE(bitIdentical(a, simulateFold(*cpu, o, 25)));
-  o.selfContact.stacklessTraversal = !o.selfContact.stacklessTraversal;
-  EXPECT_TRUE(bitIdentical(a, simulateFold(*cpu, o, 25)));
+  for (DetectionTraversal traversal :
+       {DetectionTraversal::Cooperative, DetectionTraversal::Stackless,
+        DetectionTraversal::SharedStack}) {
+    o.selfContact.traversal = traversal;
+    EXPECT_TRUE(bitIdentical(a, simulateFold(*cpu, o, 25))) << traversalName(traversal);
+  }
 }
 
 TEST(SelfContactSolver, DetectionScheduleVariantsStayIntersectionFree) {
@@ -170,9 +174,11 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
   gpu->setLaunchPolicy(LaunchPolicy{});
   const auto reference = simulateFold(*gpu, o, 30);
   EXPECT_TRUE(bitIdentical(reference, simulateFold(*gpu, o, 30))) << "run to run";
-  SolverOptions stack = o;
-  stack.selfContact.stacklessTraversal = false;
+  SolverOptions stack = o, stackless = o;
+  stack.selfContact.traversal = DetectionTraversal::SharedStack;
+  stackless.selfContact.traversal = DetectionTraversal::Stackless;
   EXPECT_TRUE(bitIdentical(reference, simulateFold(*gpu, stack, 30))) << "stack traversal";
+  EXPECT_TRUE(bitIdentical(reference, simulateFold(*gpu, stackless, 30))) << "stackless traversal";
   // A size a kernel cannot launch with (too many registers per thread for 1024 threads, or the
   // shared-memory stack over 48 KB) must fail with a clear error before anything runs; every
   // size up to 256 must launch.
@@ -189,15 +195,15 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
   };
   for (KernelId id :
        {KernelId::compute_tri_aabbs, KernelId::compute_edge_aabbs, KernelId::lbvh_refit,
-        KernelId::vertex_triangle_collision_detection_stackless,
-        KernelId::edge_colliding_edges_detection_stackless,
+        KernelId::vertex_triangle_collision_detection_cooperative,
+        KernelId::edge_colliding_edges_detection_cooperative,
         KernelId::collect_triangle_colliding_vertices, KernelId::sort_triangle_colliding_vertices,
         KernelId::accumulate_self_contact_force_and_hessian,
         KernelId::apply_planar_truncation_parallel_by_collision, KernelId::apply_truncation_ts})
-    for (int size : launchKind(id) == LaunchKind::Tile
-                        ? std::vector<int>(kTileSizes.begin(), kTileSizes.end())
-                        : std::vector<int>(kBlockSizes.begin(), kBlockSizes.end()))
-      expectSameOrCannotLaunch(id, size, o);
+    for (int size : launchSizes(id)) expectSameOrCannotLaunch(id, size, o);
+  for (KernelId id : {KernelId::vertex_triangle_collision_detection_stackless,
+                      KernelId::edge_colliding_edges_detection_stackless})
+    for (int size : kBlockSizes) expectSameOrCannotLaunch(id, size, stackless);
   for (KernelId id :
        {KernelId::vertex_triangle_collision_detection, KernelId::edge_colliding_edges_detection})
     for (int size : kBlockSizes) expectSameOrCannotLaunch(id, size, stack);

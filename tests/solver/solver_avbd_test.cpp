@@ -367,9 +367,7 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
         KernelId::step_joint_C0_lambda_rho, KernelId::accumulate_body_body_contacts_per_body,
         KernelId::solve_rigid_body, KernelId::update_duals_body_body_contacts,
         KernelId::update_duals_joint, KernelId::update_body_velocity})
-    for (int size : launchKind(id) == LaunchKind::Tile
-                        ? std::vector<int>(kTileSizes.begin(), kTileSizes.end())
-                        : std::vector<int>(kBlockSizes.begin(), kBlockSizes.end())) {
+    for (int size : launchSizes(id)) {
       LaunchPolicy policy;
       policy.setOverride(id, size);
       gpu->setLaunchPolicy(policy);

@@ -269,10 +269,7 @@ TEST(SolverVbd, CudaResultIsIdenticalForEveryLaunchSize) {
   const auto again = simulate(*gpu, desc, scene.solver, scene.substeps, 3);
   EXPECT_TRUE(bitIdentical(reference, again)) << "run to run";
   for (KernelId id : allKernels()) {
-    const auto& sizes = launchKind(id) == LaunchKind::Tile
-                            ? std::vector<int>(kTileSizes.begin(), kTileSizes.end())
-                            : std::vector<int>(kBlockSizes.begin(), kBlockSizes.end());
-    for (int size : sizes) {
+    for (int size : launchSizes(id)) {
       LaunchPolicy policy;
       policy.setOverride(id, size);
       gpu->setLaunchPolicy(policy);
