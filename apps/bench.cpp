@@ -44,8 +44,26 @@ double measureGraphNodeLatency(Device& device, int nodes, int repetitions) {
   return spreadOf(perNode).median;
 }
 
+WindowTiming timeWindow(Device& device, const std::string& sceneName) {
+  const Scene& scene = findScene(sceneName);
+  WindowTiming w;
+  if (scene.benchWindowEnd <= scene.benchWindowFirst) return w;
+  w.firstFrame = scene.benchWindowFirst;
+  w.endFrame = scene.benchWindowEnd;
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
+  std::vector<double> us;
+  for (int frame = 0; frame < w.endFrame; ++frame) {
+    sim->advanceFrame();
+    if (frame >= w.firstFrame) us.push_back(1000.0 * sim->lastFrameMs() / scene.substeps);
+  }
+  w.usPerSubstep = spreadOf(us);
+  return w;
+}
+
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel) {
   const Scene& scene = findScene(options.scene);
+  WindowTiming window;
+  if (options.window) window = timeWindow(device, options.scene);
   std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
 
   BenchResult r;
@@ -56,6 +74,7 @@ BenchResult benchScene(Device& device, const BenchOptions& options, const std::s
   r.elements = sim->elementCount();
   r.substeps = scene.substeps;
   r.iterations = sim->iterations();
+  r.window = window;
 
   // Warm up to the measurement frame (the tuner's), and keep that state.
   MeasurementState start = runToMeasurementFrame(device, *sim, scene.tuneWindowFrames);

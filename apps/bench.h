@@ -9,6 +9,10 @@
 // the host clock times them (labelled as such). A per-kernel breakdown of one step comes from the
 // launch recorder (each launch timed at the size in effect), and the floor of the design —
 // launches per substep × the GPU's measured graph-node latency — is measured here too.
+// The user-visible figure is the window: a fresh run of the scene's own frame pipeline (one
+// graph replay per frame, CUDA events around each), the median frame time over the scene's
+// window of frames [benchWindowFirst, benchWindowEnd) divided by substeps — how the reference
+// is timed (docs/BENCHMARKS.md).
 #pragma once
 
 #include <map>
@@ -30,6 +34,12 @@ struct KernelShare {
   double microsecondsPerStep = 0.0;  // launches × median µs per launch, isolated replays
 };
 
+/// The window measurement: frames [firstFrame, endFrame) of a fresh run.
+struct WindowTiming {
+  int firstFrame = 0, endFrame = 0;  // end 0: the scene has no window
+  Spread usPerSubstep;               // frame time / substeps over the window's frames
+};
+
 struct BenchResult {
   std::string scene;
   std::string table;  // "built-in defaults" or the table file
@@ -42,13 +52,19 @@ struct BenchResult {
   Spread usPerSubstep;                 // one substep graph replay
   Spread usPerFrame;                   // one frame graph replay
   std::vector<KernelShare> breakdown;  // most expensive first (CUDA only)
+  WindowTiming window;
 };
 
 struct BenchOptions {
   std::string scene;
   int repetitions = 10;
   bool breakdown = true;  // time each launch of a step (CUDA only)
+  bool window = true;     // time the scene's window of frames from a fresh run
 };
+
+/// Frames [scene.benchWindowFirst, scene.benchWindowEnd) of a fresh run of `sceneName` with the
+/// launch policy on `device`: µs per substep, median and spread over the window's frames.
+WindowTiming timeWindow(Device& device, const std::string& sceneName);
 
 /// Times one scene with the launch policy currently set on `device`.
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel);

@@ -1,5 +1,7 @@
 // accumulate_self_contact_force_and_hessian: the self-contact force and Hessian block of every
-// particle of one color (cloth_vbd_spec §5.7), by gather.
+// particle of one color (cloth_vbd_spec §5.7), by gather. The same gather (SelfContactGather)
+// also runs inside the fused vertex solve, solve_elasticity_self_contact_tile
+// (kernels/solve_elasticity.cuh), which is what the solver uses with the tile solve.
 //
 // The reference scatters each contact pair's forces into per-vertex arrays with float atomics,
 // sweeping every contact slot of the mesh for every color. Here each particle of the color
@@ -30,12 +32,12 @@
 
 namespace weft {
 
-struct AccumulateSelfContactForceAndHessian {
-  static constexpr KernelId kId = KernelId::accumulate_self_contact_force_and_hessian;
-  using Part = ForceHessian;
+/// Every self-contact pair a particle belongs to, in a fixed gather order, cut into at most
+/// kParts runs of equal length (the parts a tile sums). Shared by
+/// accumulate_self_contact_force_and_hessian and the fused solve_elasticity_self_contact_tile.
+struct SelfContactGather {
   static constexpr int kParts = 64;  // a particle's contacts are split into at most 64 runs
 
-  const int* __restrict__ colorParticles;   // (count) particle ids of this color
   const Vec3* __restrict__ positions;       // (numParticles) x [m]
   const Vec3* __restrict__ stepStart;       // (numParticles) x_n [m]
   const float* __restrict__ invMasses;      // (numParticles) 0 = held
@@ -49,8 +51,9 @@ struct AccumulateSelfContactForceAndHessian {
   CandidateLists triangleVertices;          // per triangle: vertex ids (sorted)
   CandidateLists edgeEdges;                 // per edge: edge ids
   SelfContactParams params;
-  Vec3* __restrict__ contactForces;     // (numParticles) [N]
-  Mat33* __restrict__ contactHessians;  // (numParticles) [N/m]
+  const int* __restrict__ totals = nullptr;  // (numParticles) contactCount per particle since the
+                                             // last detection (count_particle_self_contacts), or
+                                             // null: counted on the fly
 
   WEFT_HD static int stored(const CandidateLists& l, int i) {
     return l.counts[i] < l.capacity ? l.counts[i] : l.capacity;
@@ -66,6 +69,7 @@ struct AccumulateSelfContactForceAndHessian {
   /// Self-contact pairs particle v belongs to, in gather order: its own vertex–triangle list,
   /// the lists of its triangles, the edge–edge lists of the edges it is an endpoint of.
   WEFT_HD int contactCount(int v) const {
+    if (totals) return totals[v];
     int total = stored(vertexTriangles, v);
     for (int a = triangleOffsets[v]; a < triangleOffsets[v + 1]; a += 2)
       total += stored(triangleVertices, triangleEntries[a]);
@@ -77,10 +81,8 @@ struct AccumulateSelfContactForceAndHessian {
   /// Contacts per part for a particle with `total` contacts: at most kParts parts.
   WEFT_HD static int runLength(int total) { return (total + kParts - 1) / kParts; }
 
-  int maxParts() const { return kParts; }
-
-  WEFT_HD int partCount(int item) const {
-    const int v = colorParticles[item];
+  /// Parts of particle v (0 for a held particle or one without contacts).
+  WEFT_HD int partCount(int v) const {
     if (invMasses[v] == 0.0f) return 0;
     const int total = contactCount(v);
     if (total == 0) return 0;
@@ -89,8 +91,7 @@ struct AccumulateSelfContactForceAndHessian {
   }
 
   /// The sum over contacts [k·run, (k+1)·run) of particle v's gather order.
-  WEFT_HD Part part(int item, int k) const {
-    const int v = colorParticles[item];
+  WEFT_HD ForceHessian part(int v, int k) const {
     const int run = runLength(contactCount(v));
     const int begin = k * run, end = begin + run;
     ForceHessian sum;
@@ -126,7 +127,30 @@ struct AccumulateSelfContactForceAndHessian {
     }
     return sum;
   }
+};
 
+/// totals[v] = the number of self-contact pairs of particle v (SelfContactGather::contactCount),
+/// once per detection, so that each part of the gather finds its run without first counting the
+/// particle's lists. `gather.totals` must be null.
+struct CountParticleSelfContacts {
+  static constexpr KernelId kId = KernelId::count_particle_self_contacts;
+  SelfContactGather gather;
+  int* __restrict__ totals;  // (numParticles) out
+  WEFT_HD void operator()(int v) const { totals[v] = gather.contactCount(v); }
+};
+
+struct AccumulateSelfContactForceAndHessian {
+  static constexpr KernelId kId = KernelId::accumulate_self_contact_force_and_hessian;
+  using Part = ForceHessian;
+
+  const int* __restrict__ colorParticles;  // (count) particle ids of this color
+  SelfContactGather gather;
+  Vec3* __restrict__ contactForces;     // (numParticles) [N]
+  Mat33* __restrict__ contactHessians;  // (numParticles) [N/m]
+
+  int maxParts() const { return SelfContactGather::kParts; }
+  WEFT_HD int partCount(int item) const { return gather.partCount(colorParticles[item]); }
+  WEFT_HD Part part(int item, int k) const { return gather.part(colorParticles[item], k); }
   WEFT_HD void finish(int item, const Part& sum) const {
     const int v = colorParticles[item];
     contactForces[v] = sum.force;

@@ -238,13 +238,15 @@ WEFT_HD int bvhWalkSubtree(const BvhView& bvh, int node, const Vec3& lower, cons
   return found;
 }
 
-/// A query walked by a group of lanes (launch.h, Group shape): the group keeps a stack of nodes
-/// still to test in its shared memory (g.shared(), g.sharedInts() entries); each round its lanes
-/// pop up to one node each from the top, test their boxes in parallel, run accept(primitive) on
-/// the overlapping leaves in parallel and push both children of every overlapping internal node
-/// (ballot + prefix count: no atomics). If a round's children would not fit on the stack, each
-/// lane that holds such a node walks that subtree alone along the escape indices
-/// (bvhWalkSubtree), one lane after another, so the query is complete for any stack size.
+/// A query walked by a group of lanes (launch.h, Group shape): the group keeps a stack, in its
+/// shared memory (g.shared(), g.sharedInts() entries), of internal nodes whose boxes overlap the
+/// query. Each round its lanes pop up to one node each from the top and test both children's
+/// boxes (two independent loads per lane); overlapping leaves are accepted or not by
+/// accept(primitive) in parallel, overlapping internal children are pushed (ballots + prefix
+/// counts: no atomics). A non-overlapping node is never pushed, so a round is one level of useful
+/// work for every busy lane. If a round's pushes would not fit on the stack, each lane that holds
+/// such children walks those subtrees alone along the escape indices (bvhWalkSubtree), one lane
+/// after another, so the query is complete for any stack size.
 /// Accepted leaves (sorted-leaf indices) go to hits[0, capacity) in the order found, which
 /// depends on the group size; bvhWriteSortedPrimitives turns them into the canonical order.
 /// Returns the number of accepted leaves (which may exceed capacity). Uniform over the group.
@@ -253,43 +255,68 @@ WEFT_HD int bvhQueryGroup(const Group& g, const BvhView& bvh, const Vec3& lower,
                           int* hits, int capacity, Accept&& accept) {
   using lbvh_detail::popCount;
   if (bvh.numLeaves <= 0) return 0;
+  const int firstLeaf = bvh.numLeaves - 1;
+  const int rank = g.rank();
+  const unsigned below = (1u << rank) - 1u;  // ranks under this lane
+  int count = 0;                             // accepted leaves so far (uniform)
+  // Records this round's accepted leaves: `leaf` where `take` (one ballot per call).
+  auto record = [&](bool take, int node) {
+    const unsigned bits = g.ballot(take);
+    if (take && count + popCount(bits & below) < capacity)
+      hits[count + popCount(bits & below)] = node - firstLeaf;
+    count += popCount(bits);
+  };
+  const bool rootOverlaps = boxesOverlap(bvh.nodeLowers[0], bvh.nodeUppers[0], lower, upper);
+  if (firstLeaf == 0) {  // a single leaf
+    record(rank == 0 && rootOverlaps && accept(bvh.leafPrimitive[0]), 0);
+    return count;
+  }
+  if (!rootOverlaps) return 0;
   int* stack = g.shared();
   const int stackCapacity = g.sharedInts();
-  const int lanes = g.size(), rank = g.rank();
-  const unsigned below = (1u << rank) - 1u;  // ranks under this lane
-  const int firstLeaf = bvh.numLeaves - 1;
-  if (rank == 0) stack[0] = 0;  // the root
+  if (rank == 0) stack[0] = 0;
   g.sync();
-  int size = 1;   // stack entries (uniform)
-  int count = 0;  // accepted leaves so far (uniform)
+  int size = 1;  // stack entries (uniform)
   while (size > 0) {
+    const int lanes = g.size();
     const int n = size < lanes ? size : lanes;
     const int node = rank < n ? stack[size - 1 - rank] : -1;
     size -= n;
     g.sync();  // every pop is read before this round's pushes overwrite those entries
-    const bool overlaps =
-        node >= 0 && boxesOverlap(bvh.nodeLowers[node], bvh.nodeUppers[node], lower, upper);
-    const bool internal = overlaps && node < firstLeaf;
-    const bool hit = overlaps && node >= firstLeaf && accept(bvh.leafPrimitive[node - firstLeaf]);
-    const unsigned hitBits = g.ballot(hit);
-    if (hit && count + popCount(hitBits & below) < capacity)
-      hits[count + popCount(hitBits & below)] = node - firstLeaf;
-    count += popCount(hitBits);
-    const unsigned pushBits = g.ballot(internal);
-    const int pushes = 2 * popCount(pushBits);
+    int left = -1, right = -1;
+    bool leftOverlaps = false, rightOverlaps = false;
+    if (node >= 0) {
+      left = bvh.nodeLeft[node];
+      right = bvh.nodeRight[node];
+      leftOverlaps = boxesOverlap(bvh.nodeLowers[left], bvh.nodeUppers[left], lower, upper);
+      rightOverlaps = boxesOverlap(bvh.nodeLowers[right], bvh.nodeUppers[right], lower, upper);
+    }
+    record(leftOverlaps && left >= firstLeaf &&
+               accept(bvh.leafPrimitive[left >= firstLeaf ? left - firstLeaf : 0]),
+           left);
+    record(rightOverlaps && right >= firstLeaf &&
+               accept(bvh.leafPrimitive[right >= firstLeaf ? right - firstLeaf : 0]),
+           right);
+    const bool pushLeft = leftOverlaps && left < firstLeaf;
+    const bool pushRight = rightOverlaps && right < firstLeaf;
+    const unsigned leftBits = g.ballot(pushLeft), rightBits = g.ballot(pushRight);
+    const int pushes = popCount(leftBits) + popCount(rightBits);
     if (size + pushes <= stackCapacity) {
-      if (internal) {
-        const int at = size + 2 * popCount(pushBits & below);
-        stack[at] = bvh.nodeRight[node];
-        stack[at + 1] = bvh.nodeLeft[node];
-      }
+      int at = size + popCount(leftBits & below) + popCount(rightBits & below);
+      if (pushRight) stack[at++] = right;
+      if (pushLeft) stack[at] = left;
       size += pushes;
     } else {
-      for (unsigned bits = pushBits; bits != 0; bits &= bits - 1) {
+      for (unsigned bits = leftBits | rightBits; bits != 0; bits &= bits - 1) {
         const int owner = lbvh_detail::lowestBit(bits);
         int found = 0;
-        if (rank == owner)
-          found = bvhWalkSubtree(bvh, node, lower, upper, hits, count, capacity, accept);
+        if (rank == owner) {
+          if (pushLeft)
+            found += bvhWalkSubtree(bvh, left, lower, upper, hits, count, capacity, accept);
+          if (pushRight)
+            found +=
+                bvhWalkSubtree(bvh, right, lower, upper, hits, count + found, capacity, accept);
+        }
         count += g.shuffle(found, owner);
       }
     }

@@ -13,15 +13,19 @@
 // The solve writes only Δ; apply_truncation_ts then rewrites positions. Because no two particles
 // of one color share an element, every read of x inside a color sees the same values.
 //
-// Two launch shapes share the same per-element math (VertexSolve):
+// Three launch shapes share the same per-element math (VertexSolve):
 //   solve_elasticity       one thread per particle, elements summed serially in order;
 //   solve_elasticity_tile  one tile per particle: lanes evaluate elements in parallel and a
-//                          fixed pairwise tree sums them (launch.h), identical for every tile size.
+//                          fixed pairwise tree sums them (launch.h), identical for every tile size;
+//   solve_elasticity_self_contact_tile  the tile solve with the particle's self-contact runs as
+//                          further parts of the same tree (with self-contact and the tile solve,
+//                          the solver's choice: no separate accumulation kernel per color).
 //
 // Reads:  x, x_n, y, masses, element data and adjacency, shape contacts and poses.
 // Writes: displacements Δ of this color's particles.
 #pragma once
 
+#include "kernels/accumulate_self_contact_force_and_hessian.cuh"
 #include "kernels/bending.h"
 #include "kernels/force_hessian.h"
 #include "kernels/generate_particle_shape_contacts.cuh"
@@ -155,6 +159,34 @@ struct SolveElasticityTile {
     return solve.invMasses[v] == 0.0f ? 0 : solve.elementCount(v);
   }
   WEFT_HD Part part(int item, int k) const { return solve.element(colorParticles[item], k); }
+  WEFT_HD void finish(int item, const Part& sum) const { solve.finish(colorParticles[item], sum); }
+};
+
+/// The tile solve with the particle's self-contact gathered in the same tile: parts
+/// [0, elementCount) are its elements, the rest its contact runs (SelfContactGather), all summed
+/// by one fixed tree, then the Newton step. One kernel per color instead of
+/// accumulate_self_contact_force_and_hessian + solve_elasticity_tile: no round trip of the
+/// contact force through memory, one graph node less per color, and the contact runs and the
+/// elements fill the same tile. solve.contactForces must be null (the contact is in the sum).
+struct SolveElasticitySelfContactTile {
+  static constexpr KernelId kId = KernelId::solve_elasticity_self_contact_tile;
+  using Part = ForceHessian;
+
+  const int* __restrict__ colorParticles;  // (count) particle ids of this color
+  int maxElements;                         // max elementCount over all particles
+  VertexSolve solve;
+  SelfContactGather contacts;
+
+  int maxParts() const { return maxElements + SelfContactGather::kParts; }
+  WEFT_HD int partCount(int item) const {
+    const int v = colorParticles[item];
+    return solve.invMasses[v] == 0.0f ? 0 : solve.elementCount(v) + contacts.partCount(v);
+  }
+  WEFT_HD Part part(int item, int k) const {
+    const int v = colorParticles[item];
+    const int elements = solve.elementCount(v);
+    return k < elements ? solve.element(v, k) : contacts.part(v, k - elements);
+  }
   WEFT_HD void finish(int item, const Part& sum) const { solve.finish(colorParticles[item], sum); }
 };
 

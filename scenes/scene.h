@@ -56,6 +56,11 @@ struct Scene {
   bool cable = false;                    // a rigid-cable scene (else cloth)
   int tuneWindowFrames = 30;  // weft tune-launch measures the densest self-contact frame of the
                               // first tuneWindowFrames frames (the last one without self-contact)
+  // weft bench's user-visible cost: median frame time over frames [benchWindowFirst,
+  // benchWindowEnd) of a fresh run, divided by substeps (the windows the reference is timed on;
+  // docs/BENCHMARKS.md). End 0: no window.
+  int benchWindowFirst = 0;
+  int benchWindowEnd = 0;
   std::function<ModelDesc(const SceneOptions&)> build;
   std::function<std::vector<CheckResult>(const CheckInput&)> checks;
   // Cable scenes (cable = true) build a rigid model instead, and check bodies.

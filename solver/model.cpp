@@ -208,6 +208,7 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
   anchors = DeviceBuffer<Vec3>(device, n);
   contactForces = DeviceBuffer<Vec3>(device, n);
   contactHessians = DeviceBuffer<Mat33>(device, n);
+  contactTotals = DeviceBuffer<int>(device, n);
   truncation = DeviceBuffer<float>(device, std::vector<float>(n, 1.0f));
   SelfContactTopology topology;
   topology.numParticles = model.numParticles;

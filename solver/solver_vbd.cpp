@@ -63,7 +63,7 @@ void SolverVBD::step(State& state, Scratch& scratch) {
     if (detectsAtIteration(iteration))
       stage(StepProfile::Detection, [&] { detectSelfContact(state, scratch); });
     for (int color = 0; color < model_.numColors(); ++color) {
-      if (selfContact)
+      if (selfContact && !fusesSelfContact())
         stage(StepProfile::SelfContact, [&] { accumulateSelfContact(color, state, scratch); });
       stage(StepProfile::Solve, [&] { solveColor(color, state, scratch); });
       stage(StepProfile::Truncation, [&] { applyTruncation(state, scratch); });
@@ -96,11 +96,18 @@ void SolverVBD::detectSelfContact(const State& state, Scratch& scratch) const {
   scratch.anchors.copyFrom(state.positions);
   scratch.displacements.zero();
   scratch.selfContact->detect(state.positions.data());
+  SelfContactGather counting = selfContactGather(state, scratch);
+  counting.totals = nullptr;
+  launch(device_, model_.numParticles,
+         CountParticleSelfContacts{counting, scratch.contactTotals.data()});
 }
 
-void SolverVBD::accumulateSelfContact(int color, const State& state, Scratch& scratch) const {
-  const int begin = model_.colorOffsets[color];
-  const int count = model_.colorOffsets[color + 1] - begin;
+bool SolverVBD::fusesSelfContact() const {
+  return options_.selfContact.enabled && options_.tileSolve &&
+         model_.maxElementsPerParticle + SelfContactGather::kParts <= kMaxTileParts;
+}
+
+SelfContactGather SolverVBD::selfContactGather(const State& state, Scratch& scratch) const {
   const SelfContactOptions& sc = options_.selfContact;
   const SelfContactParams params{sc.radius,
                                  options_.particleContact.ke,
@@ -109,13 +116,28 @@ void SolverVBD::accumulateSelfContact(int color, const State& state, Scratch& sc
                                  options_.frictionEpsilon * float(dt_),
                                  float(dt_)};
   SelfContactDetector& detector = *scratch.selfContact;
+  return {state.positions.data(),
+          scratch.stepStart.data(),
+          model_.invMasses.data(),
+          model_.triangles.data(),
+          model_.edges.data(),
+          model_.triangleOffsets.data(),
+          model_.triangleEntries.data(),
+          model_.edgeOffsets.data(),
+          model_.edgeEntries.data(),
+          detector.vertexTriangles(),
+          detector.triangleVertices(),
+          detector.edgeEdges(),
+          params,
+          scratch.contactTotals.data()};
+}
+
+void SolverVBD::accumulateSelfContact(int color, const State& state, Scratch& scratch) const {
+  const int begin = model_.colorOffsets[color];
+  const int count = model_.colorOffsets[color + 1] - begin;
   launchTile(device_, count,
              AccumulateSelfContactForceAndHessian{
-                 model_.particlesByColor.data() + begin, state.positions.data(),
-                 scratch.stepStart.data(), model_.invMasses.data(), model_.triangles.data(),
-                 model_.edges.data(), model_.triangleOffsets.data(), model_.triangleEntries.data(),
-                 model_.edgeOffsets.data(), model_.edgeEntries.data(), detector.vertexTriangles(),
-                 detector.triangleVertices(), detector.edgeEdges(), params,
+                 model_.particlesByColor.data() + begin, selfContactGather(state, scratch),
                  scratch.contactForces.data(), scratch.contactHessians.data()});
 }
 
@@ -127,39 +149,43 @@ void SolverVBD::forwardStep(const State& state, Scratch& scratch) const {
 }
 
 void SolverVBD::solveColor(int color, const State& state, Scratch& scratch) const {
-  const VertexSolve solve{
-      float(dt_),
-      options_.frictionEpsilon,
-      state.positions.data(),
-      scratch.stepStart.data(),
-      scratch.inertia.data(),
-      model_.masses.data(),
-      model_.invMasses.data(),
-      model_.radii.data(),
-      model_.triangles.data(),
-      model_.triangleRestInverse.data(),
-      model_.triangleRestAreas.data(),
-      model_.triangleMaterials.data(),
-      model_.edges.data(),
-      model_.edgeRestAngles.data(),
-      model_.edgeRestLengths.data(),
-      model_.edgeMaterials.data(),
-      model_.solveTriangleOffsets.data(),
-      model_.solveTriangleEntries.data(),
-      model_.solveHingeOffsets.data(),
-      model_.solveHingeEntries.data(),
-      model_.numShapes,
-      scratch.shapeContacts.data(),
-      scratch.shapePoses.data(),
-      model_.shapeMaterials.data(),
-      model_.shapeMargins.data(),
-      scratch.contactForces.empty() ? nullptr : scratch.contactForces.data(),
-      scratch.contactHessians.empty() ? nullptr : scratch.contactHessians.data(),
-      scratch.displacements.data()};
+  const bool separateContact = !scratch.contactForces.empty() && !fusesSelfContact();
+  const VertexSolve solve{float(dt_),
+                          options_.frictionEpsilon,
+                          state.positions.data(),
+                          scratch.stepStart.data(),
+                          scratch.inertia.data(),
+                          model_.masses.data(),
+                          model_.invMasses.data(),
+                          model_.radii.data(),
+                          model_.triangles.data(),
+                          model_.triangleRestInverse.data(),
+                          model_.triangleRestAreas.data(),
+                          model_.triangleMaterials.data(),
+                          model_.edges.data(),
+                          model_.edgeRestAngles.data(),
+                          model_.edgeRestLengths.data(),
+                          model_.edgeMaterials.data(),
+                          model_.solveTriangleOffsets.data(),
+                          model_.solveTriangleEntries.data(),
+                          model_.solveHingeOffsets.data(),
+                          model_.solveHingeEntries.data(),
+                          model_.numShapes,
+                          scratch.shapeContacts.data(),
+                          scratch.shapePoses.data(),
+                          model_.shapeMaterials.data(),
+                          model_.shapeMargins.data(),
+                          separateContact ? scratch.contactForces.data() : nullptr,
+                          separateContact ? scratch.contactHessians.data() : nullptr,
+                          scratch.displacements.data()};
   const int begin = model_.colorOffsets[color];
   const int count = model_.colorOffsets[color + 1] - begin;
   const int* particles = model_.particlesByColor.data() + begin;
-  if (options_.tileSolve)
+  if (fusesSelfContact())
+    launchTile(device_, count,
+               SolveElasticitySelfContactTile{particles, model_.maxElementsPerParticle, solve,
+                                              selfContactGather(state, scratch)});
+  else if (options_.tileSolve)
     launchTile(device_, count,
                SolveElasticityTile{particles, model_.maxElementsPerParticle, solve});
   else

@@ -9,7 +9,9 @@
 //   for each iteration:
 //     detectSelfContact     at iteration 0 by default (the detection interval decides)
 //     for each color:
-//       accumulateSelfContact  contact force and Hessian of the color's particles (gather)
+//       accumulateSelfContact  contact force and Hessian of the color's particles (gather); with
+//                              the tile solve this runs inside solveColor's kernel instead
+//                              (solve_elasticity_self_contact_tile)
 //       solveColor             3×3 Newton step per particle of the color: Δ += H⁻¹f
 //       applyTruncation        planar truncation of every pair, clamp, x = p_cd + Δ
 //   updateVelocity          v = (x − x_n)/dt; advance the substep counter
@@ -24,6 +26,7 @@
 #include <array>
 #include <string_view>
 
+#include "kernels/accumulate_self_contact_force_and_hessian.cuh"
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/timer.h"
 #include "solver/model.h"
@@ -69,6 +72,11 @@ class SolverVBD {
   void detectSelfContact(const State& state, Scratch& scratch) const;
   void forwardStep(const State& state, Scratch& scratch) const;
   void accumulateSelfContact(int color, const State& state, Scratch& scratch) const;
+  /// What the self-contact gather of the current lists reads.
+  SelfContactGather selfContactGather(const State& state, Scratch& scratch) const;
+  /// Self-contact gathered inside the tile solve (one kernel per color) rather than apart: with
+  /// the tile solve, when the elements and contact runs of a particle fit one tile.
+  bool fusesSelfContact() const;
   void solveColor(int color, const State& state, Scratch& scratch) const;
   void applyTruncation(State& state, Scratch& scratch) const;
   void updateVelocity(State& state, Scratch& scratch) const;

@@ -33,6 +33,8 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(forward_step, Elementwise)                                                                   \
   X(solve_elasticity, Elementwise)                                                               \
   X(solve_elasticity_tile, Tile)                                                                 \
+  /* the tile solve with the color's self-contact gathered in the same tile (new) */             \
+  X(solve_elasticity_self_contact_tile, Tile)                                                    \
   X(apply_truncation_ts, Elementwise)                                                            \
   X(update_velocity, Elementwise)                                                                \
   /* LBVH over triangles and edges: leaf boxes (reference names), build and refit (new) */       \
@@ -55,6 +57,8 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(sort_triangle_colliding_vertices, Elementwise)                                               \
   /* self-contact forces and the penetration-free truncation (reference names) */                \
   X(accumulate_self_contact_force_and_hessian, Tile)                                             \
+  /* each particle's self-contact pair count, once per detection (new) */                       \
+  X(count_particle_self_contacts, Elementwise)                                                   \
   X(apply_planar_truncation_parallel_by_collision, Elementwise)                                  \
   /* rigid contacts: shape boxes, body-body lists (reference names); LBVH pairs, */              \
   /* analytic narrow phase, list gathering (new) */                                              \

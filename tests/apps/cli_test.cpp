@@ -267,8 +267,15 @@ TEST_F(CliTest, BenchRunsOnTheCpuAndWritesValidJson) {
   EXPECT_EQ(s["runs"][0]["table"], "built-in defaults");
   EXPECT_GT(s["runs"][0]["us_per_substep"]["median"].get<double>(), 0.0);
   EXPECT_GT(s["runs"][0]["us_per_frame"]["median"].get<double>(), 0.0);
-  EXPECT_THAT(readFile(path("BENCHMARKS.md")),
-              HasSubstr("| cloth_hanging | 1089 particles | 10 × 10 |"));
+  const auto& window = s["runs"][0]["window"];
+  EXPECT_EQ(window["first_frame"], 2);
+  EXPECT_EQ(window["end_frame"], 5);
+  EXPECT_GT(window["us_per_substep_median"].get<double>(), 0.0);
+  EXPECT_LE(window["us_per_substep_min"].get<double>(),
+            window["us_per_substep_median"].get<double>());
+  const std::string page = readFile(path("BENCHMARKS.md"));
+  EXPECT_THAT(page, HasSubstr("| cloth_hanging | 1089 particles | 10 × 10 |"));
+  EXPECT_THAT(page, HasSubstr("| cloth_hanging | 1089 particles | 2–5 |"));
 }
 
 TEST_F(CliTest, BenchRejectsUnknownScenes) {

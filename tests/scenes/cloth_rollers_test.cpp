@@ -59,6 +59,32 @@ TEST(ClothRollers, BuildsWithTheExpectedCounts) {
   EXPECT_LE(desc.coloring.numColors(), 10);
 }
 
+// --scene-option welded=0: the reference's unwelded rollers (5824 / 9444 / 15,011), the same
+// surface: every roller vertex lies on its cylinder, and the cloth is unchanged.
+TEST(ClothRollers, UnweldedOptionBuildsTheReferencesMesh) {
+  SceneOptions options;
+  options.values["welded"] = "0";
+  const ModelDesc desc = rollers().build(options);
+  EXPECT_EQ(desc.numParticles(), 5824);
+  EXPECT_EQ(desc.numTriangles(), 9444);
+  EXPECT_EQ(desc.numEdges(), 15011);
+  EXPECT_EQ(findColoringConflict(desc.coloring, desc.triangles, desc.edges, false), "");
+  for (int p = 0; p < kCloth; ++p)
+    if (p < kLastRow) ASSERT_EQ(desc.positions[size_t(p)], rollersDesc().positions[size_t(p)]);
+  for (int p = kCloth; p < desc.numParticles(); ++p) {
+    const bool first = p < kCloth + 512;
+    const double r = first ? distanceFromAxis(desc.positions[size_t(p)], -27.2, 7.4)
+                           : distanceFromAxis(desc.positions[size_t(p)], 40.0, 0.0);
+    ASSERT_NEAR(r, first ? 9.9 : 14.9, 1e-4) << "particle " << p;
+    ASSERT_EQ(desc.invMasses[size_t(p)], 0.0f) << "roller particles are fixed";
+  }
+  options.values["welded"] = "2";
+  EXPECT_THROW(rollers().build(options), Error);
+  options.values.clear();
+  options.values["weld"] = "0";
+  EXPECT_THROW(rollers().build(options), Error) << "unknown option";
+}
+
 TEST(ClothRollers, ClothIsRolledOnRollerOneAndAttachedToRollerTwo) {
   const ModelDesc& desc = rollersDesc();
   const auto& x = desc.positions;

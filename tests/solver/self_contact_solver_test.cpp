@@ -155,6 +155,18 @@ TEST(SelfContactSolver, CpuRunsAreDeterministicForBothTraversals) {
   }
 }
 
+// With the tile solve the contact runs are summed in the solve's own tile
+// (solve_elasticity_self_contact_tile); without it, by accumulate_self_contact_force_and_hessian
+// and a one-thread solve. The same physics, summed in another order: the drop onto the bar
+// agrees closely before contact makes the motion chaotic.
+TEST(SelfContactSolver, FusedContactSolveAgreesWithSeparateAccumulation) {
+  auto cpu = test::openCpu();
+  SolverOptions fused = findScene("cloth_fold").solver, separate = fused;
+  fused.tileSolve = true;
+  separate.tileSolve = false;
+  EXPECT_LT(maxDifference(simulateFold(*cpu, fused, 10), simulateFold(*cpu, separate, 10)), 1e-3f);
+}
+
 TEST(SelfContactSolver, DetectionScheduleVariantsStayIntersectionFree) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_fold");
@@ -198,9 +210,21 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
         KernelId::vertex_triangle_collision_detection_cooperative,
         KernelId::edge_colliding_edges_detection_cooperative,
         KernelId::collect_triangle_colliding_vertices, KernelId::sort_triangle_colliding_vertices,
-        KernelId::accumulate_self_contact_force_and_hessian,
+        KernelId::solve_elasticity_self_contact_tile, KernelId::count_particle_self_contacts,
         KernelId::apply_planar_truncation_parallel_by_collision, KernelId::apply_truncation_ts})
     for (int size : launchSizes(id)) expectSameOrCannotLaunch(id, size, o);
+  // The separate accumulation (the solve without tiles) for every tile size.
+  SolverOptions separate = o;
+  separate.tileSolve = false;
+  const auto separateReference = simulateFold(*gpu, separate, 30);
+  for (int size : launchSizes(KernelId::accumulate_self_contact_force_and_hessian)) {
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::accumulate_self_contact_force_and_hessian, size);
+    gpu->setLaunchPolicy(policy);
+    EXPECT_TRUE(bitIdentical(separateReference, simulateFold(*gpu, separate, 30)))
+        << "accumulate_self_contact_force_and_hessian at " << size;
+  }
+  gpu->setLaunchPolicy(LaunchPolicy{});
   for (KernelId id : {KernelId::vertex_triangle_collision_detection_stackless,
                       KernelId::edge_colliding_edges_detection_stackless})
     for (int size : kBlockSizes) expectSameOrCannotLaunch(id, size, stackless);
