@@ -11,6 +11,7 @@
 #include <numbers>
 
 #include "collision/intersection_check.h"
+#include "kernels/runtime/errors.h"
 #include "scene_test_support.h"
 #include "scenes/scene.h"
 #include "solver/coloring.h"
@@ -76,7 +77,7 @@ TEST(ClothRollers, UnweldedOptionBuildsTheReferencesMesh) {
     const double r = first ? distanceFromAxis(desc.positions[size_t(p)], -27.2, 7.4)
                            : distanceFromAxis(desc.positions[size_t(p)], 40.0, 0.0);
     ASSERT_NEAR(r, first ? 9.9 : 14.9, 1e-4) << "particle " << p;
-    ASSERT_EQ(desc.invMasses[size_t(p)], 0.0f) << "roller particles are fixed";
+    ASSERT_EQ(desc.masses[size_t(p)], 0.0f) << "roller particles are fixed";
   }
   options.values["welded"] = "2";
   EXPECT_THROW(rollers().build(options), Error);
