@@ -258,7 +258,6 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   }
   if (scene.cable)
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
-  if (!sceneOptions.values.empty()) throw Error("scene " + scene.name + " takes no --scene-option");
   const ModelDesc desc = scene.build(sceneOptions);
   Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps,
                  options.useGraphs && !options.profile);

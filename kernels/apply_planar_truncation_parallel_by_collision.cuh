@@ -8,8 +8,9 @@
 // Like the reference, every pair is evaluated each time, whatever the color: Δ of one color
 // changes the planes of all pairs it belongs to.
 //
-// Items: kLanes per vertex (its vertex–triangle pairs), then kLanes per edge (its edge–edge
-// pairs).
+// A group kernel (launch.h): items are the vertices (their vertex–triangle pairs), then the edges
+// (their edge–edge pairs); the group's G lanes take a primitive's pairs k = rank, rank + G, ...
+// (the reference uses 4 threads per primitive; G comes from the launch table).
 // Reads:  anchors p_cd, displacements Δ, candidate lists.
 // Writes: truncation factors ts (atomic min; apply_truncation_ts resets them to 1 after use).
 #pragma once
@@ -24,10 +25,7 @@ namespace weft {
 
 struct ApplyPlanarTruncationParallelByCollision {
   static constexpr KernelId kId = KernelId::apply_planar_truncation_parallel_by_collision;
-  /// Threads per primitive: lane l takes the primitive's pairs l, l + kLanes, ... (the reference
-  /// uses 4); with dense contact a primitive has tens of pairs, and one thread walking them all
-  /// would be a long chain of dependent loads.
-  static constexpr int kLanes = 8;
+  static constexpr int kSharedIntsPerLane = 1;  // (unused)
 
   int numParticles;
   float relaxation;                        // γ (0.85)
@@ -44,13 +42,14 @@ struct ApplyPlanarTruncationParallelByCollision {
     if (t < 1.0f) atomicMinNonNegativeFloat(&factors[particle], t);
   }
 
-  WEFT_HD void operator()(int i) const {
-    const int primitive = i / kLanes, lane = i % kLanes;
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int primitive) const {
+    const int lane = g.rank(), lanes = g.size();
     if (primitive < numParticles) {
       const int v = primitive;
       const int n = vertexTriangles.counts[v] < vertexTriangles.capacity ? vertexTriangles.counts[v]
                                                                          : vertexTriangles.capacity;
-      for (int k = lane; k < n; k += kLanes) {
+      for (int k = lane; k < n; k += lanes) {
         const Int3 tri = triangles[vertexTriangles.items[v * vertexTriangles.capacity + k]];
         const PairTruncation t =
             vertexTriangleTruncation(anchors[v], anchors[tri.x], anchors[tri.y], anchors[tri.z],
@@ -67,7 +66,7 @@ struct ApplyPlanarTruncationParallelByCollision {
     const Int4 own = edges[e];
     const int n =
         edgeEdges.counts[e] < edgeEdges.capacity ? edgeEdges.counts[e] : edgeEdges.capacity;
-    for (int k = lane; k < n; k += kLanes) {
+    for (int k = lane; k < n; k += lanes) {
       const Int4 other = edges[edgeEdges.items[e * edgeEdges.capacity + k]];
       const PairTruncation t =
           edgeEdgeTruncation(anchors[own.z], anchors[own.w], anchors[other.z], anchors[other.w],

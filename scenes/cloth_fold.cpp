@@ -18,7 +18,8 @@ constexpr float kBarHeight = 0.15f;        // [m] bar axis above the ground
 constexpr float kBarRadius = 0.01f;        // [m]
 constexpr float kParticleRadius = 0.005f;  // [m] against the bar and the ground
 
-ModelDesc buildClothFold(const SceneOptions&) {
+ModelDesc buildClothFold(const SceneOptions& options) {
+  sceneOption(options, "", 0.0, {});  // rejects any --scene-option: this scene has none
   ClothBuilder builder;
   ClothGridParams grid;
   // Centre the sheet over the bar and turn it 45° about z, so a diagonal lies across the bar.

@@ -353,6 +353,7 @@ ClothMeshParams objGarment(const SceneOptions& options) {
 }
 
 ModelDesc buildClothFranka(const SceneOptions& options) {
+  sceneOption(options, "", 0.0, {});  // rejects any --scene-option: this scene has none
   ClothBuilder builder;
   ClothMeshParams garment = options.meshPath.empty() ? tubeGarment() : objGarment(options);
   garment.density = kDensity;

@@ -61,6 +61,7 @@ void addGridCloth(ClothBuilder& builder) {
 }
 
 ModelDesc buildClothHanging(const SceneOptions& options) {
+  sceneOption(options, "", 0.0, {});  // rejects any --scene-option: this scene has none
   ClothBuilder builder;
   if (options.meshPath.empty())
     addGridCloth(builder);

@@ -51,7 +51,8 @@ constexpr float kSubstepSeconds = float(1.0 / (kFps * kSubsteps));  // [s] 1/600
 constexpr float kAngularSpeed = std::numbers::pi_v<float> / 3.0f;   // [rad/s] per end
 constexpr float kStopSeconds = 10.0f;                               // [s]
 
-ModelDesc buildClothTwist(const SceneOptions&) {
+ModelDesc buildClothTwist(const SceneOptions& options) {
+  sceneOption(options, "", 0.0, {});  // rejects any --scene-option: this scene has none
   // The asset's layout: vertex i·50 + j at local (j·s − 25, 0, i·s − 25) cm.
   ClothMeshParams cloth;
   const float spacing = kSideCentimetres / float(kClothSize - 1);

@@ -120,7 +120,8 @@ constexpr std::array<CardOffset, kNumCards> kCardOffsets = {{
     {0.000540361f, -0.003914243f, 0.034448019f},    // 51
 }};
 
-ModelDesc buildPokerCards(const SceneOptions&) {
+ModelDesc buildPokerCards(const SceneOptions& options) {
+  sceneOption(options, "", 0.0, {});  // rejects any --scene-option: this scene has none
   ClothBuilder builder;
 
   // Shapes in the reference's order: cube (shape 0), sphere (1), ground (2).

@@ -202,12 +202,12 @@ void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
     return;
   }
   SelfContactDetector& detector = *scratch.selfContact;
-  launch(device_,
-         ApplyPlanarTruncationParallelByCollision::kLanes * (model_.numParticles + model_.numEdges),
-         ApplyPlanarTruncationParallelByCollision{
-             model_.numParticles, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
-             scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
-             detector.vertexTriangles(), detector.edgeEdges(), scratch.truncation.data()});
+  launchGroup(
+      device_, model_.numParticles + model_.numEdges,
+      ApplyPlanarTruncationParallelByCollision{
+          model_.numParticles, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
+          scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
+          detector.vertexTriangles(), detector.edgeEdges(), scratch.truncation.data()});
   // The isotropic clamp keeps pairs that were farther apart than the margin (so undetected)
   // from closing that gap within one detection window.
   launch(device_, model_.numParticles,

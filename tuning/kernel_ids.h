@@ -59,7 +59,7 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(accumulate_self_contact_force_and_hessian, Tile)                                             \
   /* each particle's self-contact pair count, once per detection (new) */                       \
   X(count_particle_self_contacts, Elementwise)                                                   \
-  X(apply_planar_truncation_parallel_by_collision, Elementwise)                                  \
+  X(apply_planar_truncation_parallel_by_collision, Group)                                        \
   /* rigid contacts: shape boxes, body-body lists (reference names); LBVH pairs, */              \
   /* analytic narrow phase, list gathering (new) */                                              \
   X(compute_shape_aabbs, Elementwise)                                                            \

@@ -252,6 +252,15 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
     case KernelId::edge_colliding_edges_detection:
     case KernelId::edge_colliding_edges_detection_stackless:
       return 16;  // the reference's collision_detection_block_size
+    // New kernels without a reference counterpart: what their structure suggests, until a table
+    // says otherwise.
+    case KernelId::solve_elasticity_self_contact_tile:
+      return 64;  // a particle's 64 contact runs, one per lane (the separate accumulation's width)
+    case KernelId::vertex_triangle_collision_detection_cooperative:
+    case KernelId::edge_colliding_edges_detection_cooperative:
+      return 32;  // a warp per query: groups sharing a warp would diverge from each other
+    case KernelId::apply_planar_truncation_parallel_by_collision:
+      return 8;  // lanes per primitive (the reference uses 4 threads)
     default:
       break;
   }
@@ -259,7 +268,7 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
     case LaunchKind::Tile:
       return 16;  // the reference's tile solve
     case LaunchKind::Group:
-      return 8;  // lanes per query: no reference value; the middle of the range
+      return 32;  // a warp per item
     case LaunchKind::Elementwise:
       break;
   }

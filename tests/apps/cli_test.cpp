@@ -124,7 +124,7 @@ TEST_F(CliTest, SceneOptionsAreCheckedAndApplied) {
   EXPECT_THAT(r.err, HasSubstr("KEY=VALUE"));
   r = cli({"run", "cloth_hanging", "--device", "cpu", "--scene-option", "layers=2"});
   EXPECT_EQ(r.code, kExitError);
-  EXPECT_THAT(r.err, HasSubstr("takes no --scene-option"));
+  EXPECT_THAT(r.err, HasSubstr("unknown scene option 'layers' (this scene knows: none)"));
   r = cli({"run", "cable_twist", "--device", "cpu", "--format", "obj", "--out", path("obj")});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_FALSE(fs::exists(path("obj")));
