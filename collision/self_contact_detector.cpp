@@ -1,6 +1,11 @@
 #include "collision/self_contact_detector.h"
 
 #include <algorithm>
+#include <numeric>
+
+#if defined(__CUDACC__)
+#include <cub/device/device_scan.cuh>
+#endif
 
 #include "kernels/compute_aabbs.cuh"
 #include "kernels/runtime/errors.h"
@@ -42,6 +47,25 @@ SelfContactDetector::SelfContactDetector(const Device& device, const SelfContact
       tvItems_(device, size_t(topology.numTriangles) * tvCapacity_),
       tvCounts_(device, size_t(topology.numTriangles)),
       status_(device, size_t(1)) {
+  if (writesParticleRecords()) {
+    const size_t n = size_t(topology.numParticles) + 1;
+    recordTotals_ = DeviceBuffer<int>(device, n);
+    recordTotals_.zero();
+    recordOffsets_ = DeviceBuffer<int>(device, n);
+    recordOffsets_.zero();
+    records_ = DeviceBuffer<ContactRecord>(device, recordCapacity());
+    if (device.isCuda()) {
+#if defined(__CUDACC__)
+      size_t bytes = 0;
+      WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, recordTotals_.data(),
+                                                    recordOffsets_.data(), int(n),
+                                                    static_cast<cudaStream_t>(device.stream())));
+      scanStorage_ = DeviceBuffer<unsigned char>(device, std::max<size_t>(bytes, 1));
+#else
+      throw Error("internal error: collision/self_contact_detector.cpp was not compiled as CUDA");
+#endif
+    }
+  }
   if (settings.traversal == DetectionTraversal::Cooperative) {
     vtHits_ = DeviceBuffer<int>(device, vtItems_.size());
     eeHits_ = DeviceBuffer<int>(device, eeItems_.size());
@@ -119,6 +143,41 @@ void SelfContactDetector::detect(const Vec3* positions) {
          CollectTriangleCollidingVertices{vertexTriangles(), triangleVertices()});
   launch(device_, topology_.numTriangles,
          SortTriangleCollidingVertices{triangleVertices(), status()});
+  if (writesParticleRecords()) writeParticleRecords();
+}
+
+size_t SelfContactDetector::recordCapacity() const {
+  // A particle's records: its own list, the lists of its triangles, the lists of the edges it
+  // is an endpoint of. Summed over particles: every vertex list once, every triangle list three
+  // times, every edge list twice.
+  return std::max<size_t>(size_t(topology_.numParticles) * size_t(vtCapacity_) +
+                              3 * size_t(topology_.numTriangles) * size_t(tvCapacity_) +
+                              2 * size_t(topology_.numEdges) * size_t(eeCapacity_),
+                          1);
+}
+
+void SelfContactDetector::writeParticleRecords() {
+  const ParticleContactLists lists{topology_.triangleOffsets,
+                                   topology_.triangleEntries,
+                                   topology_.edgeOffsets,
+                                   topology_.edgeEntries,
+                                   vertexTriangles(),
+                                   triangleVertices(),
+                                   edgeEdges()};
+  const int n = topology_.numParticles;
+  launch(device_, n, CountParticleSelfContacts{lists, recordTotals_.data()});
+  if (device_.isCuda()) {
+#if defined(__CUDACC__)
+    size_t bytes = scanStorage_.size();
+    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, recordTotals_.data(),
+                                                  recordOffsets_.data(), n + 1,
+                                                  static_cast<cudaStream_t>(device_.stream())));
+#endif
+  } else {
+    std::exclusive_scan(recordTotals_.data(), recordTotals_.data() + n + 1, recordOffsets_.data(),
+                        0);
+  }
+  launch(device_, n, WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data()});
 }
 
 bool SelfContactDetector::fits(const ContactStatus& s) const {
@@ -139,11 +198,13 @@ std::string SelfContactDetector::growToFit(const ContactStatus& s) {
   };
   grow("vertex-triangle", s.maxVertexTriangle, vtCapacity_, vtItems_, topology_.numParticles);
   grow("edge-edge", s.maxEdgeEdge, eeCapacity_, eeItems_, topology_.numEdges);
+  grow("triangle-vertex", s.maxTriangleVertex, tvCapacity_, tvItems_, topology_.numTriangles);
+  if (writesParticleRecords() && records_.size() < recordCapacity())
+    records_ = DeviceBuffer<ContactRecord>(device_, recordCapacity());
   if (settings_.traversal == DetectionTraversal::Cooperative) {
     if (vtHits_.size() != vtItems_.size()) vtHits_ = DeviceBuffer<int>(device_, vtItems_.size());
     if (eeHits_.size() != eeItems_.size()) eeHits_ = DeviceBuffer<int>(device_, eeItems_.size());
   }
-  grow("triangle-vertex", s.maxTriangleVertex, tvCapacity_, tvItems_, topology_.numTriangles);
   return grew;
 }
 

@@ -8,7 +8,10 @@
 //   triangle → vertices  (the transpose of the first, sorted by vertex id)
 // It allocates nothing and reads nothing back, so it can run inside a captured CUDA graph.
 // Each list primitive owns `capacity` slots; kernels always write the true count and raise the
-// ContactStatus maxima. Between frames the owner reads the status (readStatus) and calls
+// ContactStatus maxima. With the vertex adjacency in the topology, detect() also writes every
+// particle's pairs as one flat list of records in gather order (particleRecordOffsets(),
+// particleRecords(); kernels/particle_contact_records.cuh), sized from the capacities so that it
+// always fits. Between frames the owner reads the status (readStatus) and calls
 // growToFit(), which reallocates any list that overflowed; the frame is then run again.
 // rebuild() rebuilds both trees from scratch (refit-only trees degrade under large motion; the
 // reference rebuilds cloth_twist's trees every 10 frames).
@@ -18,6 +21,7 @@
 #include <string>
 
 #include "collision/lbvh.h"
+#include "kernels/particle_contact_records.cuh"
 #include "kernels/runtime/buffer.h"
 #include "kernels/self_contact_detection.cuh"
 
@@ -34,6 +38,11 @@ struct SelfContactTopology {
   const int* vertexFilterValues = nullptr;
   const int* edgeFilterOffsets = nullptr;  // (numEdges + 1)
   const int* edgeFilterValues = nullptr;
+  // Vertex adjacency for the per-particle records (all four null: no records are written).
+  const int* triangleOffsets = nullptr;  // (numParticles + 1) vertex → (triangle, slot) pairs
+  const int* triangleEntries = nullptr;
+  const int* edgeOffsets = nullptr;  // (numParticles + 1) vertex → (edge, slot 0..3) pairs
+  const int* edgeEntries = nullptr;
 };
 
 /// How a detection query walks its tree (kernels/self_contact_detection.cuh); all three give
@@ -71,6 +80,10 @@ class SelfContactDetector {
   CandidateLists triangleVertices() { return {tvCapacity_, tvItems_.data(), tvCounts_.data()}; }
   CandidateLists edgeEdges() { return {eeCapacity_, eeItems_.data(), eeCounts_.data()}; }
   ContactStatus* status() { return status_.data(); }
+  /// Every particle's pairs in gather order (empty without the adjacency in the topology).
+  const int* particleRecordOffsets() const { return recordOffsets_.data(); }
+  const ContactRecord* particleRecords() const { return records_.data(); }
+  bool writesParticleRecords() const { return topology_.triangleOffsets != nullptr; }
   const Lbvh& triangleBvh() const { return *triangleBvh_; }
   const Lbvh& edgeBvh() const { return *edgeBvh_; }
   const SelfContactDetectorSettings& settings() const { return settings_; }
@@ -91,6 +104,9 @@ class SelfContactDetector {
 
  private:
   void computeLeafBoxes(const Vec3* positions);
+  void writeParticleRecords();
+  /// Records that always fit: every list full, for every particle it contributes to.
+  size_t recordCapacity() const;
 
   const Device& device_;
   SelfContactTopology topology_;
@@ -105,6 +121,11 @@ class SelfContactDetector {
   DeviceBuffer<int> vtHits_, eeHits_;
   DeviceBuffer<int> tvItems_, tvCounts_;  // (numTriangles x tvCapacity_), (numTriangles)
   DeviceBuffer<ContactStatus> status_;    // (1)
+  // Per-particle records (kernels/particle_contact_records.cuh).
+  DeviceBuffer<int> recordTotals_;           // (numParticles + 1) pairs per particle, last 0
+  DeviceBuffer<int> recordOffsets_;          // (numParticles + 1) their exclusive scan
+  DeviceBuffer<ContactRecord> records_;      // (recordCapacity())
+  DeviceBuffer<unsigned char> scanStorage_;  // CUB's scratch for the scan
 };
 
 }  // namespace weft

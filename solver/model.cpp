@@ -208,7 +208,6 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
   anchors = DeviceBuffer<Vec3>(device, n);
   contactForces = DeviceBuffer<Vec3>(device, n);
   contactHessians = DeviceBuffer<Mat33>(device, n);
-  contactTotals = DeviceBuffer<int>(device, n);
   truncation = DeviceBuffer<float>(device, std::vector<float>(n, 1.0f));
   SelfContactTopology topology;
   topology.numParticles = model.numParticles;
@@ -222,6 +221,10 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
   topology.vertexFilterValues = model.vertexFilterValues.data();
   topology.edgeFilterOffsets = model.edgeFilterOffsets.data();
   topology.edgeFilterValues = model.edgeFilterValues.data();
+  topology.triangleOffsets = model.triangleOffsets.data();
+  topology.triangleEntries = model.triangleEntries.data();
+  topology.edgeOffsets = model.edgeOffsets.data();
+  topology.edgeEntries = model.edgeEntries.data();
   SelfContactDetectorSettings settings;
   settings.margin = sc.margin;
   settings.restExclusion = sc.restExclusion;

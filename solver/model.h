@@ -140,8 +140,6 @@ struct Scratch {
   DeviceBuffer<Vec3> anchors;           // (numParticles) p_cd: positions at the last detection
   DeviceBuffer<Vec3> contactForces;     // (numParticles) self-contact force of the color [N]
   DeviceBuffer<Mat33> contactHessians;  // (numParticles) [N/m]
-  DeviceBuffer<int> contactTotals;      // (numParticles) self-contact pairs per particle since
-                                        // the last detection
   DeviceBuffer<float> truncation;       // (numParticles) ts, 1 between truncation passes
 };
 

@@ -96,10 +96,6 @@ void SolverVBD::detectSelfContact(const State& state, Scratch& scratch) const {
   scratch.anchors.copyFrom(state.positions);
   scratch.displacements.zero();
   scratch.selfContact->detect(state.positions.data());
-  SelfContactGather counting = selfContactGather(state, scratch);
-  counting.totals = nullptr;
-  launch(device_, model_.numParticles,
-         CountParticleSelfContacts{counting, scratch.contactTotals.data()});
 }
 
 bool SolverVBD::fusesSelfContact() const {
@@ -116,20 +112,10 @@ SelfContactGather SolverVBD::selfContactGather(const State& state, Scratch& scra
                                  options_.frictionEpsilon * float(dt_),
                                  float(dt_)};
   SelfContactDetector& detector = *scratch.selfContact;
-  return {state.positions.data(),
-          scratch.stepStart.data(),
-          model_.invMasses.data(),
-          model_.triangles.data(),
-          model_.edges.data(),
-          model_.triangleOffsets.data(),
-          model_.triangleEntries.data(),
-          model_.edgeOffsets.data(),
-          model_.edgeEntries.data(),
-          detector.vertexTriangles(),
-          detector.triangleVertices(),
-          detector.edgeEdges(),
-          params,
-          scratch.contactTotals.data()};
+  return {state.positions.data(),     scratch.stepStart.data(),
+          model_.invMasses.data(),    model_.triangles.data(),
+          model_.edges.data(),        detector.particleRecordOffsets(),
+          detector.particleRecords(), params};
 }
 
 void SolverVBD::accumulateSelfContact(int color, const State& state, Scratch& scratch) const {

@@ -57,8 +57,9 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(sort_triangle_colliding_vertices, Elementwise)                                               \
   /* self-contact forces and the penetration-free truncation (reference names) */                \
   X(accumulate_self_contact_force_and_hessian, Tile)                                             \
-  /* each particle's self-contact pair count, once per detection (new) */                       \
+  /* each particle's self-contact pairs as one list, once per detection (new) */                \
   X(count_particle_self_contacts, Elementwise)                                                   \
+  X(write_particle_self_contacts, Elementwise)                                                   \
   X(apply_planar_truncation_parallel_by_collision, Group)                                        \
   /* rigid contacts: shape boxes, body-body lists (reference names); LBVH pairs, */              \
   /* analytic narrow phase, list gathering (new) */                                              \

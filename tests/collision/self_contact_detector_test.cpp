@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <random>
 #include <set>
 
@@ -117,7 +118,11 @@ struct Fixture {
         vOffsets(device, filter.vertexTriangleOffsets),
         vValues(device, filter.vertexTriangles),
         eOffsets(device, filter.edgeEdgeOffsets),
-        eValues(device, filter.edgeEdges) {
+        eValues(device, filter.edgeEdges),
+        triangleOffsets(device, m.desc.adjacency.triangleOffsets),
+        triangleEntries(device, m.desc.adjacency.triangleEntries),
+        edgeOffsets(device, m.desc.adjacency.edgeOffsets),
+        edgeEntries(device, m.desc.adjacency.edgeEntries) {
     SelfContactTopology t;
     t.numParticles = m.desc.numParticles();
     t.numTriangles = m.desc.numTriangles();
@@ -130,6 +135,10 @@ struct Fixture {
     t.vertexFilterValues = vValues.data();
     t.edgeFilterOffsets = eOffsets.data();
     t.edgeFilterValues = eValues.data();
+    t.triangleOffsets = triangleOffsets.data();
+    t.triangleEntries = triangleEntries.data();
+    t.edgeOffsets = edgeOffsets.data();
+    t.edgeEntries = edgeEntries.data();
     SelfContactDetectorSettings ds;
     ds.margin = s.margin;
     ds.restExclusion = s.restExclusion;
@@ -157,6 +166,7 @@ struct Fixture {
   DeviceBuffer<Int4> edges;
   DeviceBuffer<Vec3> rest, current;
   DeviceBuffer<int> worlds, vOffsets, vValues, eOffsets, eValues;
+  DeviceBuffer<int> triangleOffsets, triangleEntries, edgeOffsets, edgeEntries;
   std::unique_ptr<SelfContactDetector> detector;
 };
 
@@ -263,6 +273,59 @@ TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnC
 TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnCuda) {
   WEFT_REQUIRE_CUDA(gpu);
   expectOverflowCountedAndGrown(*gpu);
+}
+
+// The per-particle records list every pair of each particle, in gather order: its own
+// vertex–triangle list (kind 3), its triangles' vertex lists (kind = its corner), the edge–edge
+// lists of the edges it is an endpoint of (kind 4 + endpoint), rebuilt here from the lists.
+void expectRecordsInGatherOrder(const Device& device) {
+  const Mesh mesh = crumpledGrid(10, std::random_device{}());
+  Fixture f(device, mesh, {0.06f, 0.0f, 2, DetectionTraversal::Cooperative, 64});
+  f.detector->detect(f.current.data());
+  ASSERT_TRUE(f.detector->fits(f.detector->readStatus()));
+  const ModelDesc& d = mesh.desc;
+  const int n = d.numParticles();
+  const Lists vt = Fixture::read(f.detector->vertexTriangles(), n, device);
+  const Lists tv = Fixture::read(f.detector->triangleVertices(), d.numTriangles(), device);
+  const Lists ee = Fixture::read(f.detector->edgeEdges(), d.numEdges(), device);
+  std::vector<int> offsets(size_t(n) + 1);
+  detail::downloadBytes(device, offsets.data(), f.detector->particleRecordOffsets(),
+                        offsets.size() * sizeof(int));
+  std::vector<ContactRecord> records(size_t(offsets[size_t(n)]));
+  detail::downloadBytes(device, records.data(), f.detector->particleRecords(),
+                        records.size() * sizeof(ContactRecord));
+  ASSERT_EQ(offsets[0], 0);
+  size_t total = 0;
+  for (int v = 0; v < n; ++v) {
+    std::vector<std::array<int, 3>> expected;  // (kind, id, partner)
+    for (int t : vt[size_t(v)]) expected.push_back({3, 0, t});
+    const auto& a = d.adjacency;
+    for (int k = a.triangleOffsets[size_t(v)]; k < a.triangleOffsets[size_t(v) + 1]; k += 2)
+      for (int u : tv[size_t(a.triangleEntries[size_t(k)])])
+        expected.push_back({a.triangleEntries[size_t(k) + 1], a.triangleEntries[size_t(k)], u});
+    for (int k = a.edgeOffsets[size_t(v)]; k < a.edgeOffsets[size_t(v) + 1]; k += 2)
+      if (a.edgeEntries[size_t(k) + 1] >= 2)
+        for (int e2 : ee[size_t(a.edgeEntries[size_t(k)])])
+          expected.push_back({4 + a.edgeEntries[size_t(k) + 1] - 2, a.edgeEntries[size_t(k)], e2});
+    ASSERT_EQ(offsets[size_t(v) + 1] - offsets[size_t(v)], int(expected.size()))
+        << "particle " << v;
+    for (size_t j = 0; j < expected.size(); ++j) {
+      const ContactRecord& r = records[size_t(offsets[size_t(v)]) + j];
+      ASSERT_EQ((std::array<int, 3>{r.kind(), r.id(), r.partner}), expected[j])
+          << "particle " << v << ", record " << j;
+    }
+    total += expected.size();
+  }
+  EXPECT_GT(total, 1000u) << "the test mesh should have many pairs";
+}
+
+TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCpu) {
+  expectRecordsInGatherOrder(*test::openCpu());
+}
+
+TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectRecordsInGatherOrder(*gpu);
 }
 
 // The one-thread traversals visit the BVH in the same preorder, and the cooperative one writes

@@ -1,0 +1,103 @@
+// Every particle's self-contact pairs as one flat list, rebuilt after each detection
+// (collision/self_contact_detector.h): the per-color force gather then reads a particle's pairs
+// as a contiguous run of records instead of walking its adjacency and three candidate lists.
+//
+// Gather order of particle v (cloth_vbd_spec §5.7; the order its contact sum is taken in):
+//   1. v's own vertex–triangle list (v is stencil slot 3),
+//   2. for each triangle of v (full vertex → triangle adjacency, in order), that triangle's sorted
+//      list of vertices near it (v is the triangle's corner `slot`, 0..2),
+//   3. for each edge of which v is an endpoint (vertex → edge adjacency entries with slot 2 or 3,
+//      in order), that edge's edge–edge list (v is the owner edge's endpoint slot − 2).
+//
+//   count_particle_self_contacts   one thread per particle: totals[v] = its number of pairs
+//   (exclusive scan of totals → offsets, CUB on CUDA, std::exclusive_scan on the CPU)
+//   write_particle_self_contacts   one thread per particle: writes its records at offsets[v]
+//
+// A record is two ints: `partner` and `code` = kind << 29 | id, with kind 0..2 = v is corner
+// `kind` of triangle id and partner the vertex near it; kind 3 = v's own vertex–triangle pair with
+// triangle partner (id unused); kind 4, 5 = v is endpoint kind − 4 of edge id, partner the other
+// edge. Lists that overflowed contribute what they stored (the frame is then run again).
+#pragma once
+
+#include "kernels/runtime/platform.h"
+#include "kernels/self_contact_detection.cuh"
+#include "tuning/kernel_ids.h"
+
+namespace weft {
+
+struct ContactRecord {
+  int partner;  // vertex (kinds 0..2), triangle (kind 3) or other edge (kinds 4, 5)
+  int code;     // kind << 29 | triangle or own edge id
+
+  static constexpr int kKindShift = 29;
+  static constexpr int kIdMask = (1 << kKindShift) - 1;
+  WEFT_HD int kind() const { return code >> kKindShift; }
+  WEFT_HD int id() const { return code & kIdMask; }
+  WEFT_HD static ContactRecord make(int kind, int id, int partner) {
+    return {partner, (kind << kKindShift) | id};
+  }
+};
+
+/// The candidate lists and the vertex adjacency the enumeration reads.
+struct ParticleContactLists {
+  const int* __restrict__ triangleOffsets;  // (numParticles + 1) full vertex → triangle CSR
+  const int* __restrict__ triangleEntries;  //   pairs (triangle, slot)
+  const int* __restrict__ edgeOffsets;      // (numParticles + 1) full vertex → edge CSR
+  const int* __restrict__ edgeEntries;      //   pairs (edge, slot 0..3)
+  CandidateLists vertexTriangles;           // per vertex: triangle ids
+  CandidateLists triangleVertices;          // per triangle: vertex ids (sorted)
+  CandidateLists edgeEdges;                 // per edge: edge ids
+
+  WEFT_HD static int stored(const CandidateLists& l, int i) {
+    return l.counts[i] < l.capacity ? l.counts[i] : l.capacity;
+  }
+
+  /// Calls emit(record) for every pair of particle v, in gather order.
+  template <class Emit>
+  WEFT_HD void forEach(int v, Emit&& emit) const {
+    for (int j = 0, n = stored(vertexTriangles, v); j < n; ++j)
+      emit(ContactRecord::make(3, 0, vertexTriangles.items[v * vertexTriangles.capacity + j]));
+    for (int a = triangleOffsets[v]; a < triangleOffsets[v + 1]; a += 2) {
+      const int t = triangleEntries[a], slot = triangleEntries[a + 1];
+      for (int j = 0, n = stored(triangleVertices, t); j < n; ++j)
+        emit(ContactRecord::make(slot, t,
+                                 triangleVertices.items[t * triangleVertices.capacity + j]));
+    }
+    for (int a = edgeOffsets[v]; a < edgeOffsets[v + 1]; a += 2) {
+      const int e = edgeEntries[a], slot = edgeEntries[a + 1];
+      if (slot < 2) continue;  // v is a hinge's opposite vertex here, not an endpoint
+      for (int j = 0, n = stored(edgeEdges, e); j < n; ++j)
+        emit(ContactRecord::make(4 + slot - 2, e, edgeEdges.items[e * edgeEdges.capacity + j]));
+    }
+  }
+
+  /// The number of pairs of particle v (what forEach emits), from the list counts alone.
+  WEFT_HD int count(int v) const {
+    int total = stored(vertexTriangles, v);
+    for (int a = triangleOffsets[v]; a < triangleOffsets[v + 1]; a += 2)
+      total += stored(triangleVertices, triangleEntries[a]);
+    for (int a = edgeOffsets[v]; a < edgeOffsets[v + 1]; a += 2)
+      if (edgeEntries[a + 1] >= 2) total += stored(edgeEdges, edgeEntries[a]);
+    return total;
+  }
+};
+
+struct CountParticleSelfContacts {
+  static constexpr KernelId kId = KernelId::count_particle_self_contacts;
+  ParticleContactLists lists;
+  int* __restrict__ totals;  // (numParticles) out
+  WEFT_HD void operator()(int v) const { totals[v] = lists.count(v); }
+};
+
+struct WriteParticleSelfContacts {
+  static constexpr KernelId kId = KernelId::write_particle_self_contacts;
+  ParticleContactLists lists;
+  const int* __restrict__ offsets;      // (numParticles + 1) exclusive scan of the totals
+  ContactRecord* __restrict__ records;  // (offsets[numParticles]) out
+  WEFT_HD void operator()(int v) const {
+    ContactRecord* out = records + offsets[v];
+    lists.forEach(v, [&](const ContactRecord& r) { *out++ = r; });
+  }
+};
+
+}  // namespace weft
