@@ -291,7 +291,7 @@ void expectRecordsInGatherOrder(const Device& device) {
   std::vector<int> offsets(size_t(n) + 1);
   detail::downloadBytes(device, offsets.data(), f.detector->particleRecordOffsets(),
                         offsets.size() * sizeof(int));
-  std::vector<ContactRecord> records(size_t(offsets[size_t(n)]));
+  std::vector<ContactRecord> records(static_cast<size_t>(offsets[size_t(n)]));
   detail::downloadBytes(device, records.data(), f.detector->particleRecords(),
                         records.size() * sizeof(ContactRecord));
   ASSERT_EQ(offsets[0], 0);
