@@ -13,7 +13,7 @@
 //   (exclusive scan of totals → offsets, CUB on CUDA, std::exclusive_scan on the CPU)
 //   write_particle_self_contacts   one thread per particle: writes its records at offsets[v]
 //
-// A record is two ints: `partner` and `code` = kind << 29 | id, with kind 0..2 = v is corner
+// A record is two ints: `partner` and `code` = kind << 28 | id, with kind 0..2 = v is corner
 // `kind` of triangle id and partner the vertex near it; kind 3 = v's own vertex–triangle pair with
 // triangle partner (id unused); kind 4, 5 = v is endpoint kind − 4 of edge id, partner the other
 // edge. Lists that overflowed contribute what they stored (the frame is then run again).
@@ -27,9 +27,9 @@ namespace weft {
 
 struct ContactRecord {
   int partner;  // vertex (kinds 0..2), triangle (kind 3) or other edge (kinds 4, 5)
-  int code;     // kind << 29 | triangle or own edge id
+  int code;     // kind << 28 | triangle or own edge id
 
-  static constexpr int kKindShift = 29;
+  static constexpr int kKindShift = 28;  // kinds 0..5 stay below the sign bit
   static constexpr int kIdMask = (1 << kKindShift) - 1;
   WEFT_HD int kind() const { return code >> kKindShift; }
   WEFT_HD int id() const { return code & kIdMask; }
