@@ -234,6 +234,7 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   if (!device.isCuda()) throw Error("weft tune-launch needs a CUDA GPU (--device cuda)");
   const auto start = std::chrono::steady_clock::now();
   TuneResult result;
+  result.noiseBand = options.noiseBand;
   const GpuIdentity& gpu = device.gpu().identity;
 
   for (const std::string& name : options.scenes)
