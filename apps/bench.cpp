@@ -44,13 +44,17 @@ double measureGraphNodeLatency(Device& device, int nodes, int repetitions) {
   return spreadOf(perNode).median;
 }
 
-WindowTiming timeWindow(Device& device, const std::string& sceneName) {
+WindowTiming timeWindow(Device& device, const std::string& sceneName,
+                        const std::map<std::string, std::string>& sceneOptions) {
   const Scene& scene = findScene(sceneName);
   WindowTiming w;
   if (scene.benchWindowEnd <= scene.benchWindowFirst) return w;
   w.firstFrame = scene.benchWindowFirst;
   w.endFrame = scene.benchWindowEnd;
-  std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
+  SceneOptions options;
+  options.values = sceneOptions;
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene, options);
+  w.size = sim->sizeLabel();
   std::vector<double> us;
   for (int frame = 0; frame < w.endFrame; ++frame) {
     sim->advanceFrame();
@@ -62,8 +66,16 @@ WindowTiming timeWindow(Device& device, const std::string& sceneName) {
 
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel) {
   const Scene& scene = findScene(options.scene);
-  WindowTiming window;
-  if (options.window) window = timeWindow(device, options.scene);
+  WindowTiming window, variantWindow;
+  std::string variantLabel;
+  if (options.window) {
+    window = timeWindow(device, options.scene);
+    if (!scene.benchVariant.empty()) {
+      for (const auto& [key, value] : scene.benchVariant)
+        variantLabel += (variantLabel.empty() ? "" : ", ") + key + "=" + value;
+      variantWindow = timeWindow(device, options.scene, scene.benchVariant);
+    }
+  }
   std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
 
   BenchResult r;
@@ -75,6 +87,8 @@ BenchResult benchScene(Device& device, const BenchOptions& options, const std::s
   r.substeps = scene.substeps;
   r.iterations = sim->iterations();
   r.window = window;
+  r.variantLabel = variantLabel;
+  r.variantWindow = variantWindow;
 
   // Warm up to the measurement frame (the tuner's), and keep that state.
   MeasurementState start = runToMeasurementFrame(device, *sim, scene.tuneWindowFrames);

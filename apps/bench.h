@@ -38,6 +38,7 @@ struct KernelShare {
 struct WindowTiming {
   int firstFrame = 0, endFrame = 0;  // end 0: the scene has no window
   Spread usPerSubstep;               // frame time / substeps over the window's frames
+  std::string size;                  // "5824 particles"
 };
 
 struct BenchResult {
@@ -53,6 +54,8 @@ struct BenchResult {
   Spread usPerFrame;                   // one frame graph replay
   std::vector<KernelShare> breakdown;  // most expensive first (CUDA only)
   WindowTiming window;
+  std::string variantLabel;  // "welded=0" when the scene has a bench variant
+  WindowTiming variantWindow;
 };
 
 struct BenchOptions {
@@ -64,7 +67,8 @@ struct BenchOptions {
 
 /// Frames [scene.benchWindowFirst, scene.benchWindowEnd) of a fresh run of `sceneName` with the
 /// launch policy on `device`: µs per substep, median and spread over the window's frames.
-WindowTiming timeWindow(Device& device, const std::string& sceneName);
+WindowTiming timeWindow(Device& device, const std::string& sceneName,
+                        const std::map<std::string, std::string>& sceneOptions = {});
 
 /// Times one scene with the launch policy currently set on `device`.
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel);

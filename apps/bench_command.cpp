@@ -73,6 +73,14 @@ nlohmann::json toJson(const BenchResult& r) {
                    {"us_per_substep_median", r.window.usPerSubstep.median},
                    {"us_per_substep_min", r.window.usPerSubstep.min},
                    {"us_per_substep_max", r.window.usPerSubstep.max}};
+  if (r.variantWindow.endFrame > 0)
+    j["variant_window"] = {{"options", r.variantLabel},
+                           {"size", r.variantWindow.size},
+                           {"first_frame", r.variantWindow.firstFrame},
+                           {"end_frame", r.variantWindow.endFrame},
+                           {"us_per_substep_median", r.variantWindow.usPerSubstep.median},
+                           {"us_per_substep_min", r.variantWindow.usPerSubstep.min},
+                           {"us_per_substep_max", r.variantWindow.usPerSubstep.max}};
   return j;
 }
 
@@ -100,9 +108,9 @@ std::string markdown(const nlohmann::json& all) {
      << " µs (median per empty kernel node in a graph of 200) |\n"
      << "| repetitions | " << all["repetitions"].get<int>() << " |\n\n";
   const bool cpu = all["backend"] == "cpu";
-  auto cell = [](const nlohmann::json* run) -> std::string {
-    if (!run || !run->contains("window")) return "–";
-    const auto& w = (*run)["window"];
+  auto cell = [](const nlohmann::json* run, const char* key = "window") -> std::string {
+    if (!run || !run->contains(key)) return "–";
+    const auto& w = (*run)[key];
     const double median = w["us_per_substep_median"].get<double>();
     const double spread =
         median > 0.0
@@ -145,6 +153,24 @@ std::string markdown(const nlohmann::json& all) {
          << (mine <= target ? "met" : "not met (" + fixed(mine / target, 1) + "× over)") << " |\n";
     } else {
       md << "– | – | – | – | – |\n";
+    }
+    if (best->contains("variant_window")) {  // e.g. the reference's own mesh, like for like
+      const auto& v = (*best)["variant_window"];
+      md << "| " << s["scene"].get<std::string>() << " (" << v["options"].get<std::string>()
+         << ") | " << v["size"].get<std::string>() << " | " << v["first_frame"].get<int>() << "–"
+         << v["end_frame"].get<int>() << " | " << cell(def, "variant_window") << " | "
+         << cell(tuned, "variant_window") << " | ";
+      if (s.contains("reference")) {
+        const double refWindow = s["reference"]["window_us"].get<double>();
+        const double mine = v["us_per_substep_median"].get<double>();
+        md << fixed(refWindow, 0) << " | – | ≤ "
+           << fixed(s["reference"]["target_us"].get<double>(), 0) << " | "
+           << fixed(refWindow / mine, 2) << "× " << (refWindow >= mine ? "faster" : "slower")
+           << " | " << (mine <= s["reference"]["target_us"].get<double>() ? "met" : "not met")
+           << " |\n";
+      } else {
+        md << "– | – | – | – | – |\n";
+      }
     }
   }
   md << "\n## One substep at the densest frame\n\n";

@@ -263,6 +263,7 @@ Scene makeClothRollersScene() {
   scene.benchmark = true;       // one of the reference's eight benchmark scenes
   scene.benchWindowFirst = 30;  // weft bench's window, frames [30, 50)
   scene.benchWindowEnd = 50;
+  scene.benchVariant = {{"welded", "0"}};  // the reference's unwelded mesh, like for like
   scene.aliases = {"rollers"};
   scene.description =
       "an 8 m cloth rolled on one driven roller is wound onto another; cloth-roller contact is "

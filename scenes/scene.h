@@ -61,6 +61,9 @@ struct Scene {
   // docs/BENCHMARKS.md). End 0: no window.
   int benchWindowFirst = 0;
   int benchWindowEnd = 0;
+  // A variant weft bench also times over the window (e.g. cloth_rollers' welded=0, the
+  // reference's own mesh), as "scene (KEY=VALUE)". Empty: none.
+  std::map<std::string, std::string> benchVariant;
   std::function<ModelDesc(const SceneOptions&)> build;
   std::function<std::vector<CheckResult>(const CheckInput&)> checks;
   // Cable scenes (cable = true) build a rigid model instead, and check bodies.
