@@ -289,8 +289,10 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
     s.stepUsPerScene =
         timeEndToEnd(device, *sim, measurement,
                      LaunchPolicy::resolve(&sceneOnly, "", gpu.ccMajor, gpu.ccMinor), frames);
-    // The overall table must not make a scene slower; where it does, keep the scene's optima.
-    if (s.stepUsOverall > s.stepUsDefault * (1.0 + options.noiseBand)) {
+    // The overall table must not make a scene slower than the defaults, nor leave it clearly
+    // slower than its own optima; where it does (beyond the noise band), keep the scene's optima.
+    if (s.stepUsOverall > s.stepUsDefault * (1.0 + options.noiseBand) ||
+        s.stepUsOverall > s.stepUsPerScene * (1.0 + options.noiseBand)) {
       s.keepsSceneEntries = true;
       table.scenes[s.scene] = sceneOnly.kernels;
     }
