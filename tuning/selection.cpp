@@ -37,11 +37,12 @@ std::map<KernelId, std::map<int, double>> perStepCost(const SceneTimings& timing
   return cost;
 }
 
-SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double noiseBand) {
+SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double noiseBand,
+                    double absoluteTie) {
   if (costs.empty()) throw Error("no launch size could be timed");
   double best = costs.begin()->second;
   for (const auto& [size, c] : costs) best = std::min(best, c);
-  const double limit = best * (1.0 + noiseBand);
+  const double limit = std::max(best * (1.0 + noiseBand), best + absoluteTie);
   // Within the band: the default if it is there, else the largest size.
   int chosen = -1;
   if (auto it = costs.find(defaultSize); it != costs.end() && it->second <= limit) {
@@ -60,7 +61,8 @@ SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double 
 }
 
 SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& perScene,
-                           int defaultSize, Objective objective, double noiseBand) {
+                           int defaultSize, Objective objective, double noiseBand,
+                           double absoluteTie) {
   // Candidates: sizes every scene could use.
   std::set<int> candidates;
   bool first = true;
@@ -80,6 +82,7 @@ SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& p
   if (candidates.empty()) throw Error("no launch size could be timed in every scene");
 
   std::map<int, double> objectiveValue, summed;
+  double referenceSum = 0.0;  // the scenes' reference costs, to express absoluteTie as a ratio
   for (int size : candidates) {
     double sum = 0.0, logRatio = 0.0;
     for (const auto& [scene, costs] : perScene) {
@@ -93,12 +96,17 @@ SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& p
         for (const auto& [s, c] : costs) reference = std::min(reference, c);
       }
       logRatio += std::log(costs.at(size) / reference);
+      if (size == *candidates.begin()) referenceSum += reference;
     }
     summed[size] = sum;
     objectiveValue[size] =
         objective == Objective::SummedTime ? sum : std::exp(logRatio / double(perScene.size()));
   }
-  SizeChoice choice = pickSize(objectiveValue, defaultSize, noiseBand);
+  const double scenes = double(perScene.size());
+  const double tie = objective == Objective::SummedTime
+                         ? absoluteTie * scenes
+                         : (referenceSum > 0.0 ? absoluteTie / (referenceSum / scenes) : 0.0);
+  SizeChoice choice = pickSize(objectiveValue, defaultSize, noiseBand, tie);
   choice.microseconds = summed.at(choice.size);
   const auto def = summed.find(defaultSize);
   choice.defaultMicroseconds = def != summed.end() ? def->second : 0.0;

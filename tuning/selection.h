@@ -52,15 +52,20 @@ struct SizeChoice {
   double speedup = 1.0;  // default cost / chosen cost
 };
 
-/// The least-cost size of `costs` (size → cost), with ties within `noiseBand` (relative) going to
-/// `defaultSize`, then to the larger size. Throws weft::Error if `costs` is empty.
-SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double noiseBand = 0.02);
+/// The least-cost size of `costs` (size → cost), with ties — within `noiseBand` (relative) or
+/// within `absoluteTie` (in cost units) of the best — going to `defaultSize`, then to the larger
+/// size. Throws weft::Error if `costs` is empty.
+SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double noiseBand = 0.02,
+                    double absoluteTie = 0.0);
 
 enum class Objective { SummedTime, GeometricMeanSpeedup };
 
 /// One size for `id` across scenes: only sizes every scene could use are candidates.
 /// `perScene` maps scene → (size → per-step cost); scenes without the kernel are ignored.
+/// `absoluteTie` [µs per step] is converted to the objective's units with the scenes' mean
+/// reference cost.
 SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& perScene,
-                           int defaultSize, Objective objective, double noiseBand = 0.02);
+                           int defaultSize, Objective objective, double noiseBand = 0.02,
+                           double absoluteTie = 0.0);
 
 }  // namespace weft

@@ -143,7 +143,7 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
   for (const auto& [id, costs] : perStepCost(result.timings)) {
     KernelTuning& k = result.kernels[id];
     k.costs = costs;
-    k.optimum = pickSize(costs, defaults.size(id), options.noiseBand);
+    k.optimum = pickSize(costs, defaults.size(id), options.noiseBand, options.tieMicroseconds);
   }
   report("done sweeping", points, points);
   return result;
@@ -246,8 +246,9 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
     for (const auto& [id, k] : s.kernels)
       if (!k.costs.empty()) byKernel[id][s.scene] = k.costs;
   for (const auto& [id, perScene] : byKernel)
-    result.overall[id] = pickOverallSize(perScene, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
-                                         options.objective, options.noiseBand);
+    result.overall[id] =
+        pickOverallSize(perScene, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                        options.objective, options.noiseBand, options.tieMicroseconds);
 
   // The table: overall picks; provenance.
   LaunchTable& table = result.table;

@@ -46,6 +46,9 @@ struct TunerOptions {
   // within it go to the default, then to the larger size. Two runs on one H100 differed by up to
   // ~4% on the smallest kernels, which flipped picks at a 2% band; 5% makes repeated runs agree.
   double noiseBand = 0.05;
+  // Sizes whose per-step costs differ by less than this are ties as well [µs]: the smallest
+  // kernels (1–4 µs a step) differ by more than 5% from run to run at well under a microsecond.
+  double tieMicroseconds = 0.5;
   Objective objective = Objective::GeometricMeanSpeedup;
   std::string commit;  // provenance
   /// Progress: what is being measured, and how far (done of total steps of the current scene).

@@ -105,5 +105,20 @@ TEST(Selection, NoCommonSizeIsAnError) {
                Error);
 }
 
+// An absolute tie: sizes within `absoluteTie` of the best tie as well, so tiny kernels whose
+// costs differ by a fraction of a microsecond pick the default (or the larger size), not the
+// noise's favourite.
+TEST(Selection, AbsoluteTieMakesSubMicrosecondDifferencesTies) {
+  const std::map<int, double> costs = {{8, 2.1}, {64, 2.3}, {256, 4.0}};
+  EXPECT_EQ(pickSize(costs, 256, 0.05).size, 8);
+  EXPECT_EQ(pickSize(costs, 256, 0.05, 0.5).size, 64);
+  EXPECT_EQ(pickSize({{8, 2.1}, {64, 2.3}, {256, 2.5}}, 256, 0.05, 0.5).size, 256);
+  // Overall: a tie of 0.5 µs against ~4 µs kernels is a relative tie of about 12%.
+  const std::map<std::string, std::map<int, double>> perScene = {
+      {"a", {{8, 2.1}, {64, 2.3}, {256, 4.0}}}, {"b", {{8, 2.0}, {64, 2.2}, {256, 4.2}}}};
+  EXPECT_EQ(pickOverallSize(perScene, 256, Objective::GeometricMeanSpeedup, 0.05).size, 8);
+  EXPECT_EQ(pickOverallSize(perScene, 256, Objective::GeometricMeanSpeedup, 0.05, 0.5).size, 64);
+}
+
 }  // namespace
 }  // namespace weft
