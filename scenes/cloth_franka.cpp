@@ -24,7 +24,7 @@
 // the table as the shirt's (z 9.9–14); area ≈ 7970 cm² instead of 7060, 2 boundary loops instead
 // of 4. `--mesh FILE.obj` replaces it with any OBJ, placed by the --mesh-* flags or, without
 // them, as the reference places its shirt (pos (0, 70, 30), R_z(π), scale 1): so
-// `--mesh ../shared/assets/unisex_shirt.obj` runs the reference's own garment.
+// `--mesh assets/unisex_shirt.obj` runs the reference's own garment (shipped, assets/README.md).
 //
 // Gripper (the spec's "faithful simplification", step 2). The reference drives the FR3 arm by
 // resolved-rate IK; its end effector (EE: link7 + 22 cm along the tool axis, the bottom face of

@@ -1,5 +1,5 @@
 // The scene library: every scene Weft can run, shared by the CLI, the tests and the benchmarks
-// (STYLE.md §10). A Scene is data: a name, a one-line description, its units and timing
+// (docs/ARCHITECTURE.md). A Scene is data: a name, a one-line description, its units and timing
 // (fps, substeps, iterations via the solver options), a builder that makes the ModelDesc
 // procedurally, the default frame count (the reference's test length), and its final checks.
 #pragma once

@@ -1,5 +1,5 @@
 // RigidModel / RigidState / RigidScratch: the data of the rigid (cable) AVBD path, split as the
-// cloth side's Model / State / Scratch (STYLE.md §3).
+// cloth side's Model / State / Scratch (docs/ARCHITECTURE.md).
 //
 //   RigidModel    immutable after upload: bodies (effective mass and inertia: zero for kinematic
 //                 bodies), their motions, shapes, joints with their cached rest strain, the body

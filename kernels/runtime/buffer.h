@@ -1,6 +1,6 @@
 // DeviceBuffer<T>: owning, move-only memory on a Device (GPU memory on CUDA, host memory on the
 // CPU backend). Kernels never see a DeviceBuffer: they take plain `T* __restrict__` views in
-// trivially copyable argument structs (STYLE.md §4).
+// trivially copyable argument structs.
 //
 // Asynchronous operations (copyFrom, zero) are issued on the device's stream and may be captured
 // into a CUDA graph; upload and download are synchronous and belong outside step().

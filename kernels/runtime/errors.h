@@ -1,4 +1,4 @@
-// Errors, in the three places STYLE.md allows: WEFT_CUDA_CHECK around runtime calls, the launch()
+// Errors, in three places only: WEFT_CUDA_CHECK around runtime calls, the launch()
 // helper (launch.h), and debug asserts. Library code throws weft::Error (or CudaError, which adds
 // the failing call and file:line); only apps/ turns errors into exit codes.
 // Error and CudaError are header-only so that the data layer (tuning/) can throw them without
