@@ -13,6 +13,28 @@
 
 namespace weft {
 
+namespace {
+
+/// One detection query per primitive with the chosen traversal (the three kernels of a query
+/// kind: cooperative, stackless, shared-memory stack).
+template <class Cooperative, class Stackless, class SharedStack, class Query>
+void launchQueries(const Device& device, DetectionTraversal traversal, int count,
+                   const Query& query, int* hits) {
+  switch (traversal) {
+    case DetectionTraversal::Cooperative:
+      launchGroup(device, count, Cooperative{query, hits});
+      break;
+    case DetectionTraversal::Stackless:
+      launch(device, count, Stackless{query});
+      break;
+    case DetectionTraversal::SharedStack:
+      launch(device, count, SharedStack{query});
+      break;
+  }
+}
+
+}  // namespace
+
 const char* traversalName(DetectionTraversal traversal) {
   switch (traversal) {
     case DetectionTraversal::Cooperative:
@@ -106,36 +128,18 @@ void SelfContactDetector::detect(const Vec3* positions) {
                                topology_.vertexFilterValues,
                                vertexTriangles(),
                                status()};
-  switch (settings_.traversal) {
-    case DetectionTraversal::Cooperative:
-      launchGroup(device_, topology_.numParticles,
-                  VertexTriangleCollisionDetectionCooperative{vt, vtHits_.data()});
-      break;
-    case DetectionTraversal::Stackless:
-      launch(device_, topology_.numParticles, VertexTriangleCollisionDetectionStackless{vt});
-      break;
-    case DetectionTraversal::SharedStack:
-      launch(device_, topology_.numParticles, VertexTriangleCollisionDetection{vt});
-      break;
-  }
+  launchQueries<VertexTriangleCollisionDetectionCooperative,
+                VertexTriangleCollisionDetectionStackless, VertexTriangleCollisionDetection>(
+      device_, settings_.traversal, topology_.numParticles, vt, vtHits_.data());
 
   // Edge → edges.
   const EdgeEdgeQuery ee{edgeBvh_->view(),           settings_.margin, settings_.restExclusion,
                          settings_.parallelEpsilon,  positions,        topology_.restPositions,
                          topology_.worlds,           topology_.edges,  topology_.edgeFilterOffsets,
                          topology_.edgeFilterValues, edgeEdges(),      status()};
-  switch (settings_.traversal) {
-    case DetectionTraversal::Cooperative:
-      launchGroup(device_, topology_.numEdges,
-                  EdgeCollidingEdgesDetectionCooperative{ee, eeHits_.data()});
-      break;
-    case DetectionTraversal::Stackless:
-      launch(device_, topology_.numEdges, EdgeCollidingEdgesDetectionStackless{ee});
-      break;
-    case DetectionTraversal::SharedStack:
-      launch(device_, topology_.numEdges, EdgeCollidingEdgesDetection{ee});
-      break;
-  }
+  launchQueries<EdgeCollidingEdgesDetectionCooperative, EdgeCollidingEdgesDetectionStackless,
+                EdgeCollidingEdgesDetection>(device_, settings_.traversal, topology_.numEdges, ee,
+                                             eeHits_.data());
 
   // Triangle → vertices: transpose, then order each list.
   tvCounts_.zero();

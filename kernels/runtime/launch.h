@@ -158,107 +158,126 @@ inline constexpr bool kAlwaysFalse = false;
 
 }  // namespace detail
 
-/// Runs an elementwise kernel over [0, count) on `device`. See the file comment.
-template <class K>
-void launch(const Device& device, int count, const K& kernel,
-            const std::source_location& where = std::source_location::current()) {
+namespace detail {
+
+// What differs between the three launch shapes: how the CPU backend runs them, the block size the
+// debug log reports there, and (CUDA) how they launch and what resources they use.
+struct ElementsShape {
+  template <class K>
+  static void runOnCpu(int count, const K& kernel) {
+    runElementsOnCpu(count, kernel);
+  }
+  static int cpuLoggedSize(int count) { return count; }
+#if defined(__CUDACC__)
+  template <class K>
+  static int launchOnCuda(void* stream, int count, int size, const K& kernel) {
+    return launchElementsOnCuda(stream, count, size, kernel);
+  }
+  template <class K>
+  static KernelResources resources(const K& kernel, int size) {
+    return elementsKernelResources(kernel, size);
+  }
+#endif
+};
+
+struct TileShape {
+  template <class K>
+  static void runOnCpu(int count, const K& kernel) {
+    runTilesOnCpu(count, kernel);
+  }
+  static int cpuLoggedSize(int) { return 1; }
+#if defined(__CUDACC__)
+  template <class K>
+  static int launchOnCuda(void* stream, int count, int size, const K& kernel) {
+    return launchTilesOnCuda(stream, count, size, kernel);
+  }
+  template <class K>
+  static KernelResources resources(const K& kernel, int size) {
+    return tilesKernelResources(kernel, size);
+  }
+#endif
+};
+
+struct GroupShape {
+  template <class K>
+  static void runOnCpu(int count, const K& kernel) {
+    runGroupsOnCpu(count, kernel);
+  }
+  static int cpuLoggedSize(int) { return 1; }
+#if defined(__CUDACC__)
+  template <class K>
+  static int launchOnCuda(void* stream, int count, int size, const K& kernel) {
+    return launchGroupsOnCuda(stream, count, size, kernel);
+  }
+  template <class K>
+  static KernelResources resources(const K& kernel, int size) {
+    return groupsKernelResources(kernel, size);
+  }
+#endif
+};
+
+/// The launch every shape shares: the CPU loop, or the CUDA launch at the policy's size, the
+/// launch check, and the record for a launch observer (the tuner).
+template <class Shape, class K>
+void launchShape(const Device& device, int count, const K& kernel,
+                 const std::source_location& where) {
   static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
   constexpr KernelId id = K::kId;
-  static_assert(launchKindOf(id) == LaunchKind::Elementwise,
-                "use launchTile() / launchGroup() for tile / group kernels");
   if (count <= 0) return;
   if (device.backend() == Backend::Cpu) {
-    detail::runElementsOnCpu(count, kernel);
-    if (device.debugLaunches()) device.checkLaunch(id, count, 1, count, where);
+    Shape::runOnCpu(count, kernel);
+    if (device.debugLaunches())
+      device.checkLaunch(id, count, 1, Shape::cpuLoggedSize(count), where);
     return;
   }
 #if defined(__CUDACC__)
-  const int block = device.launchPolicy().size(id);
-  const int grid = detail::launchElementsOnCuda(device.stream(), count, block, kernel);
-  device.checkLaunch(id, count, grid, block, where);
+  const int size = device.launchPolicy().size(id);
+  const int grid = Shape::launchOnCuda(device.stream(), count, size, kernel);
+  device.checkLaunch(id, count, grid, size, where);
   if (LaunchObserver* observer = device.observer()) {
     observer->onLaunch(
-        {id, count, block, grid,
-         [kernel, count](void* stream, int size) {
-           detail::launchElementsOnCuda(stream, count, size, kernel);
-         },
-         [kernel](int size) { return detail::elementsKernelResources(kernel, size); }});
+        {id, count, size, grid,
+         [kernel, count](void* stream, int s) { Shape::launchOnCuda(stream, count, s, kernel); },
+         [kernel](int s) { return Shape::resources(kernel, s); }});
   }
 #elif defined(WEFT_WITH_CUDA)
-  static_assert(detail::kAlwaysFalse<K>,
+  static_assert(kAlwaysFalse<K>,
                 "this file launches kernels: list it in weft_cuda_sources() so nvcc compiles it");
 #else
   throw Error("internal error: CUDA launch in a build without CUDA");
 #endif
+}
+
+}  // namespace detail
+
+/// Runs an elementwise kernel over [0, count) on `device`. See the file comment.
+template <class K>
+void launch(const Device& device, int count, const K& kernel,
+            const std::source_location& where = std::source_location::current()) {
+  static_assert(launchKindOf(K::kId) == LaunchKind::Elementwise,
+                "use launchTile() / launchGroup() for tile / group kernels");
+  detail::launchShape<detail::ElementsShape>(device, count, kernel, where);
 }
 
 /// Runs a tile kernel over `count` items on `device`. See the file comment.
 template <class K>
 void launchTile(const Device& device, int count, const K& kernel,
                 const std::source_location& where = std::source_location::current()) {
-  static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
-  constexpr KernelId id = K::kId;
-  static_assert(launchKindOf(id) == LaunchKind::Tile, "not a tile kernel");
+  static_assert(launchKindOf(K::kId) == LaunchKind::Tile, "not a tile kernel");
   if (count <= 0) return;
   if (kernel.maxParts() > kMaxTileParts)
-    throw Error("kernel " + std::string(kernelName(id)) + ": an item has " +
+    throw Error("kernel " + std::string(kernelName(K::kId)) + ": an item has " +
                 std::to_string(kernel.maxParts()) + " parts, more than the tile limit of " +
                 std::to_string(kMaxTileParts));
-  if (device.backend() == Backend::Cpu) {
-    detail::runTilesOnCpu(count, kernel);
-    if (device.debugLaunches()) device.checkLaunch(id, count, 1, 1, where);
-    return;
-  }
-#if defined(__CUDACC__)
-  const int tile = device.launchPolicy().size(id);
-  const int grid = detail::launchTilesOnCuda(device.stream(), count, tile, kernel);
-  device.checkLaunch(id, count, grid, tile, where);
-  if (LaunchObserver* observer = device.observer()) {
-    observer->onLaunch({id, count, tile, grid,
-                        [kernel, count](void* stream, int size) {
-                          detail::launchTilesOnCuda(stream, count, size, kernel);
-                        },
-                        [kernel](int size) { return detail::tilesKernelResources(kernel, size); }});
-  }
-#elif defined(WEFT_WITH_CUDA)
-  static_assert(detail::kAlwaysFalse<K>,
-                "this file launches kernels: list it in weft_cuda_sources() so nvcc compiles it");
-#else
-  throw Error("internal error: CUDA launch in a build without CUDA");
-#endif
+  detail::launchShape<detail::TileShape>(device, count, kernel, where);
 }
 
 /// Runs a group kernel over `count` items on `device`. See the file comment.
 template <class K>
 void launchGroup(const Device& device, int count, const K& kernel,
                  const std::source_location& where = std::source_location::current()) {
-  static_assert(std::is_trivially_copyable_v<K>, "kernel arguments must be trivially copyable");
-  constexpr KernelId id = K::kId;
-  static_assert(launchKindOf(id) == LaunchKind::Group, "not a group kernel");
-  if (count <= 0) return;
-  if (device.backend() == Backend::Cpu) {
-    detail::runGroupsOnCpu(count, kernel);
-    if (device.debugLaunches()) device.checkLaunch(id, count, 1, 1, where);
-    return;
-  }
-#if defined(__CUDACC__)
-  const int lanes = device.launchPolicy().size(id);
-  const int grid = detail::launchGroupsOnCuda(device.stream(), count, lanes, kernel);
-  device.checkLaunch(id, count, grid, lanes, where);
-  if (LaunchObserver* observer = device.observer()) {
-    observer->onLaunch(
-        {id, count, lanes, grid,
-         [kernel, count](void* stream, int size) {
-           detail::launchGroupsOnCuda(stream, count, size, kernel);
-         },
-         [kernel](int size) { return detail::groupsKernelResources(kernel, size); }});
-  }
-#elif defined(WEFT_WITH_CUDA)
-  static_assert(detail::kAlwaysFalse<K>,
-                "this file launches kernels: list it in weft_cuda_sources() so nvcc compiles it");
-#else
-  throw Error("internal error: CUDA launch in a build without CUDA");
-#endif
+  static_assert(launchKindOf(K::kId) == LaunchKind::Group, "not a group kernel");
+  detail::launchShape<detail::GroupShape>(device, count, kernel, where);
 }
 
 }  // namespace weft
