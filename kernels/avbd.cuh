@@ -1,33 +1,43 @@
 // The kernels of one rigid AVBD substep (compliant ALM; rigid_avbd_spec §4, §5), in launch order.
 // solver/solver_avbd.cpp launches them; the per-row, per-joint and per-body math lives in
 // kernels/rigid_contact.h, kernels/rod_joint.h, kernels/dahl.h and kernels/rigid_body.h, so
-// every kernel here is a loop body that gathers its inputs, calls that math and writes back.
+// every kernel here gathers its inputs, calls that math and writes back.
 //
-//   step_body_body_contact_C0_lambda   per contact row: mixed material, C0, ρ_n, ρ_t, λ
-//                                      retention (after a detection: λ from the matched row of
-//                                      the previous detection, or 0). Start-of-step poses.
-//   forward_step_rigid_bodies          per body: inertial prediction (the first iterate and the
-//                                      target y); kinematic bodies jump to their pose at the end of
-//                                      the substep (motion evaluated from the device's counter).
-//   step_joint_C0_lambda_rho           per joint: ALM coefficients, start-of-step strain, λ
-//                                      retention.
-//   compute_rod_dahl_parameters        per joint (Dahl on): lagged stress σ0 and C_fric.
+// A cable substep is a chain of small dependent phases (60–4000 bodies), so the launches are
+// shaped for latency (docs/PERFORMANCE.md, "Cables"): phases that touch disjoint data share one
+// launch, and a body's Newton step is one cooperative tile.
+//
+//   begin_rigid_step        one thread per index i < max(row slots, bodies, joints); the
+//                           reference's four per-step kernels side by side, each on its own data:
+//                             row i    step_body_body_contact_C0_lambda: mixed material, C0, ρ_n,
+//                                      ρ_t, λ retention (after a detection: the warm start from
+//                                      the matched row of the previous detection, or 0)
+//                             body i   forward_step_rigid_bodies: inertial prediction (the first
+//                                      iterate and the target y); kinematic bodies jump to their
+//                                      pose at the end of the substep
+//                             joint i  step_joint_C0_lambda_rho, then (Dahl on)
+//                                      compute_rod_dahl_parameters
 //   per iteration, per body color:
-//     accumulate_body_body_contacts_per_body   tile per body: the sum of its contact rows' blocks
-//                                      (fixed strided parts and a fixed tree: deterministic, the
-//                                      same for every tile size and on the CPU)
-//     solve_rigid_body                 per body: inertia + contacts + adjacent joints, 6×6 LDLᵀ,
-//                                      pose update in place
-//   update_duals_body_body_contacts    per row (Jacobi, after all colors)
-//   update_duals_joint                 per joint
-//   update_body_velocity               per body: BDF1 velocities, start pose of the next step,
-//                                      substep counter
-//   update_cable_dahl_state            per joint (Dahl on): the Dahl state at the final poses
+//     solve_rigid_body_tile  a tile per body of the color: its parts (the inertial block, the
+//                           stretch/shear and bend/twist halves of every adjacent joint, up to 16
+//                           strided runs of its contact rows) on parallel lanes, the tile's fixed
+//                           tree sums them, lane 0 factors the 6×6 system (LDLᵀ) and writes the
+//                           new pose. This is the reference's
+//                           accumulate_body_body_contacts_per_body and solve_rigid_body in one
+//                           launch.
+//   update_rigid_duals      per row and per joint (Jacobi, after all colors)
+//   finish_rigid_step       per body: BDF1 velocities, start pose of the next step, the substep
+//                           counter; per joint (Dahl on): the Dahl state at the final poses
 //
-// Race freedom: solve_rigid_body writes the poses of one color and reads those of its joint
-// partners, which never share its color (the coloring is by joints). Contact partners may share a
-// color, which is why contacts are accumulated in a separate launch before the color's solve
-// (within a color contacts are Jacobi, as in the reference).
+// Poses during the iterations are double-buffered (IteratePoses). Iteration k reads `previous`
+// and writes its colors' new poses to `updated` (the two arrays swap every iteration); a body of
+// an earlier color of the same iteration is read from `updated`, any other from `previous`. That
+// is exactly the reference's Gauss–Seidel over colors with Jacobi contacts inside a color (the
+// contact partner of a body may share its color; it must be seen at its pose from before this
+// color's solve, which the reference gets from the separate accumulation launch), and it lets one
+// launch read partner poses while writing its own without a race: joint partners never share a
+// color (the coloring is by joints) and contact partners of the same color are read from the
+// array this launch does not write.
 #pragma once
 
 #include "kernels/dahl.h"
@@ -70,19 +80,43 @@ WEFT_HD inline Transform bodyPoseOrWorld(const Transform* poses, int body) {
   return body >= 0 ? poses[body] : Transform{};
 }
 
-WEFT_HD inline JointEnd jointEnd(const Transform* poses, const RigidBodiesDevice& bodies,
-                                 int body) {
-  return body >= 0 ? JointEnd{poses[body], bodies.com[body]} : worldJointEnd();
+/// The poses of an array as a pose accessor (−1: the world's identity).
+struct PoseArray {
+  const Transform* poses;
+  WEFT_HD Transform operator()(int body) const { return bodyPoseOrWorld(poses, body); }
+};
+
+template <class PoseOf>
+WEFT_HD inline JointEnd jointEnd(const PoseOf& pose, const RigidBodiesDevice& bodies, int body) {
+  return body >= 0 ? JointEnd{pose(body), bodies.com[body]} : worldJointEnd();
 }
 
-/// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity).
+/// Where a kernel of one color reads the current iterate of a body during the iterations (see
+/// the header): bodies of earlier colors of this iteration from `updated`, all others from
+/// `previous`; the world (−1) is the identity. `updated` is written by the same launch (its own
+/// color), so it is neither const nor restrict: the compiler must not route its loads through
+/// the read-only cache.
+struct IteratePoses {
+  const Transform* __restrict__ previous;  // (numBodies) the iterate this iteration started from
+  const Transform* updated;                // (numBodies) this iteration's poses, colors < color
+  const int* __restrict__ bodyColor;       // (numBodies)
+  int color;                               // the color being solved
+
+  WEFT_HD Transform operator()(int body) const {
+    if (body < 0) return Transform{};
+    return bodyColor[body] < color ? updated[body] : previous[body];
+  }
+};
+
+/// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity);
+/// `pose(body)` gives the current iterate.
+template <class PoseOf>
 WEFT_HD inline ContactBodyFrames contactFrames(const RigidContact& c,
-                                               const RigidBodiesDevice& bodies,
-                                               const Transform* poses,
+                                               const RigidBodiesDevice& bodies, const PoseOf& pose,
                                                const Transform* startPoses) {
   ContactBodyFrames f;
-  f.pose[0] = bodyPoseOrWorld(poses, c.body0);
-  f.pose[1] = bodyPoseOrWorld(poses, c.body1);
+  f.pose[0] = pose(c.body0);
+  f.pose[1] = pose(c.body1);
   f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
   f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
   f.com[0] = c.body0 >= 0 ? bodies.com[c.body0] : Vec3{};
@@ -94,23 +128,23 @@ WEFT_HD inline float traceOf(const Mat33& m) {
   return m(0, 0) + m(1, 1) + m(2, 2);
 }
 
-// ---- per step
-// ------------------------------------------------------------------------------------
+// ---- phases: the per-index bodies the fused kernels below run ----------------------------------
 
-/// A6 (+ A4 after a detection). One thread per row slot; slots ≥ the stored count return.
+/// A6 (+ A4 after a detection), per row slot; slots ≥ the stored count return.
 struct StepBodyBodyContactC0Lambda {
-  static constexpr KernelId kId = KernelId::step_body_body_contact_C0_lambda;
-
   RigidBodiesDevice bodies;
   RigidContactsView contacts;
   const ContactMaterial* __restrict__ shapeMaterial;  // (numShapes)
   const Transform* __restrict__ startPoses;           // (numBodies) start of step
   RigidContactState* __restrict__ state;              // (capacity) in/out
-  // After a detection (`fresh`): the matched row of the previous detection per row (−1/−2: none)
-  // and the previous rows' states; λ then starts from the match (history) or from 0.
+  // After a detection (`fresh`): the matched row of the previous detection per row (−1/−2: none),
+  // the previous rows and their states; λ then starts from the match (history, warmStartLambda:
+  // its normal part, plus the tangent part unless the contacts are sticky) or from 0.
   bool fresh;
   const int* __restrict__ matchIndex;             // (capacity) or null: no history
+  const RigidContact* __restrict__ historyRows;   // (previous capacity) or null
   const RigidContactState* __restrict__ history;  // (previous capacity) or null
+  bool restoreTangent;                            // latest matching: the tangent part too
   float h;                                        // substep [s]
   float gamma;                                    // λ retention
 
@@ -127,24 +161,24 @@ struct StepBodyBodyContactC0Lambda {
   WEFT_HD void operator()(int r) const {
     if (r >= *contacts.count) return;
     const RigidContact c = contacts.rows[r];
+    const ContactMaterial material =
+        mixContactMaterials(shapeMaterial[c.shape0], shapeMaterial[c.shape1]);
     RigidContactState previous{};
     if (!fresh) {
       previous = state[r];
     } else if (matchIndex && history && matchIndex[r] >= 0) {
-      previous.lambda = history[matchIndex[r]].lambda;
+      const int m = matchIndex[r];
+      previous.lambda = warmStartLambda(history[m].lambda, historyRows[m].normal, c.normal,
+                                        material.mu, restoreTangent);
     }
-    const ContactMaterial material =
-        mixContactMaterials(shapeMaterial[c.shape0], shapeMaterial[c.shape1]);
     state[r] = rigidContactBeginStep(c, previous, material, bodyPoseOrWorld(startPoses, c.body0),
                                      bodyPoseOrWorld(startPoses, c.body1), endpoint(c.body0),
                                      endpoint(c.body1), h, gamma);
   }
 };
 
-/// A8. One thread per body.
+/// A8, per body.
 struct ForwardStepRigidBodies {
-  static constexpr KernelId kId = KernelId::forward_step_rigid_bodies;
-
   RigidBodiesDevice bodies;
   Vec3 gravity;                           // [m/s²]
   float h;                                // [s]
@@ -176,11 +210,9 @@ struct ForwardStepRigidBodies {
   }
 };
 
-/// A9. One thread per joint: the ALM coefficients of its rows, the start-of-step strain (C0 and
+/// A9, per joint: the ALM coefficients of its rows, the start-of-step strain (C0 and
 /// the damping reference) and the retained multipliers.
 struct StepJointC0LambdaRho {
-  static constexpr KernelId kId = KernelId::step_joint_C0_lambda_rho;
-
   RigidBodiesDevice bodies;
   RigidJointsDevice joints;
   const Transform* __restrict__ startPoses;  // (numBodies)
@@ -216,11 +248,9 @@ struct StepJointC0LambdaRho {
   }
 };
 
-/// A10. One thread per joint (launched only when some joint has Dahl): σ0 and C_fric into the
+/// A10, per joint (only when some joint has Dahl): σ0 and C_fric into the
 /// step terms, from the strain at the start-of-step poses.
 struct ComputeRodDahlParameters {
-  static constexpr KernelId kId = KernelId::compute_rod_dahl_parameters;
-
   RigidJointsDevice joints;
   const Transform* __restrict__ startPoses;  // (numBodies)
   DahlState* __restrict__ dahl;              // (numJoints) in/out
@@ -243,92 +273,102 @@ struct ComputeRodDahlParameters {
 
 // ---- per iteration ------------------------------------------------------------------------------
 
-/// Contact block of every body of one color. A tile per body: part k sums the body's list entries
-/// k, k + kParts, k + 2·kParts, … in order, and the fixed tree adds the parts, so the sum is the
-/// same for every tile size and on the CPU.
-struct AccumulateBodyBodyContactsPerBody {
-  static constexpr KernelId kId = KernelId::accumulate_body_body_contacts_per_body;
-  static constexpr int kParts = 16;
+/// A body's Newton step (§5.2) as a tile (launch.h, Tile shape), one item per body of a color:
+///   part 0                      the inertial block
+///   parts 1 .. 2J               joint e's stretch/shear (odd) and bend/twist (even) halves, in
+///                               the body's joint order (a ball joint's second half is zero)
+///   parts 2J+1 .. 2J+P          contact runs: run k sums the body's list entries k, k+P, k+2P, …
+///                               in order, P = min(kContactParts, its rows)
+/// The tile's fixed tree adds the parts (the order depends only on the part count, so the block is
+/// bit-identical for every tile size and on the CPU), lane 0 factors the 6×6 system and writes the
+/// new pose to `poses.updated`. Kinematic bodies have no parts and copy their pose across.
+struct SolveRigidBodyTile {
+  static constexpr KernelId kId = KernelId::solve_rigid_body_tile;
+  static constexpr int kContactParts = 16;
   using Part = BodyBlock;
 
   RigidBodiesDevice bodies;
-  RigidContactsView contacts;
-  const RigidContactState* __restrict__ state;  // (capacity)
-  const int* __restrict__ colorBodies;          // this color's bodies
-  const Transform* __restrict__ poses;          // (numBodies) current iterate
-  const Transform* __restrict__ startPoses;     // (numBodies)
-  BodyBlock* __restrict__ blocks;               // (numBodies) out: the color's bodies
-  float h, frictionEpsilon, alpha;
+  RigidJointsDevice joints;
+  RigidContactsView contacts;                          // rows null: no contacts
+  const RigidContactState* __restrict__ contactState;  // (row capacity)
+  const int* __restrict__ colorBodies;                 // this color's bodies
+  IteratePoses poses;                                  // current iterates (see the header)
+  Transform* out;                                      // = poses.updated: this color's new poses
+  const Transform* __restrict__ startPoses;            // (numBodies)
+  const Transform* __restrict__ inertialPoses;         // (numBodies)
+  const RodStepTerms* __restrict__ terms;              // (numJoints)
+  const RodMultipliers* __restrict__ lambda;           // (numJoints)
+  int maxJointsPerBody;
+  float h, frictionEpsilon, contactAlpha;
 
-  int maxParts() const { return kParts; }
-  WEFT_HD int partCount(int) const { return kParts; }
+  int maxParts() const { return 1 + 2 * maxJointsPerBody + kContactParts; }
+
+  WEFT_HD int contactRuns(int b) const {
+    if (!contacts.rows) return 0;
+    const int n = contacts.bodyOffsets[b + 1] - contacts.bodyOffsets[b];
+    return n < kContactParts ? n : kContactParts;
+  }
+
+  WEFT_HD int partCount(int item) const {
+    const int b = colorBodies[item];
+    if (!(bodies.mass[b] > 0.0f)) return 0;
+    return 1 + 2 * (joints.offsets[b + 1] - joints.offsets[b]) + contactRuns(b);
+  }
 
   WEFT_HD Part part(int item, int k) const {
     const int b = colorBodies[item];
+    if (k == 0)
+      return inertialBlock(poses.previous[b], inertialPoses[b], bodies.com[b], bodies.mass[b],
+                           bodies.inertia[b], h);
+    const int jointParts = 2 * (joints.offsets[b + 1] - joints.offsets[b]);
+    if (k <= jointParts)
+      return jointPart(b, joints.bodyJoints[joints.offsets[b] + (k - 1) / 2], (k - 1) % 2 == 0);
+    const int run = k - 1 - jointParts, runs = contactRuns(b);
     BodyBlock sum{};
-    const int begin = contacts.bodyOffsets[b], end = contacts.bodyOffsets[b + 1];
-    for (int e = begin + k; e < end; e += kParts) {
+    const int end = contacts.bodyOffsets[b + 1];
+    for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
       const int r = contacts.bodyRows[e];
       const RigidContact c = contacts.rows[r];
-      sum +=
-          rigidContactBlock(c.body1 == b ? 1 : 0, c, state[r],
-                            contactFrames(c, bodies, poses, startPoses), h, frictionEpsilon, alpha);
+      sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, contactState[r],
+                               contactFrames(c, bodies, poses, startPoses), h, frictionEpsilon,
+                               contactAlpha);
     }
     return sum;
   }
 
-  WEFT_HD void finish(int item, const Part& total) const { blocks[colorBodies[item]] = total; }
-};
+  WEFT_HD BodyBlock jointPart(int b, int j, bool linearHalf) const {
+    const int p = joints.parent[j], c = joints.child[j];
+    const bool solvingParent = p == b;
+    const JointEnd parentEnd = jointEnd(poses, bodies, p);
+    const JointEnd childEnd = jointEnd(poses, bodies, c);
+    const RodJoint& rod = joints.rod[j];
+    if (joints.type[j] == int(JointType::Rod))
+      return linearHalf ? rodJointStretchShearBlock(solvingParent, parentEnd, childEnd, rod,
+                                                    terms[j], lambda[j], h)
+                        : rodJointBendTwistBlock(solvingParent, parentEnd, childEnd, rod, terms[j],
+                                                 lambda[j], h);
+    if (!linearHalf) return BodyBlock{};
+    const RodStepTerms& t = terms[j];
+    return ballJointBlock(solvingParent, parentEnd, childEnd, rod.parentAnchor.p, rod.childAnchor.p,
+                          t.alm.stretch, rod.material.stretchDamping, t.alpha, t.start.u,
+                          lambda[j].lin, h);
+  }
 
-/// One thread per body of a color: the 6×6 Newton step (§5.2) with the inertial term, the
-/// accumulated contacts and every adjacent joint at the current poses.
-struct SolveRigidBody {
-  static constexpr KernelId kId = KernelId::solve_rigid_body;
-
-  RigidBodiesDevice bodies;
-  RigidJointsDevice joints;
-  const int* __restrict__ colorBodies;          // this color's bodies
-  const Transform* __restrict__ inertialPoses;  // (numBodies)
-  const BodyBlock* __restrict__ contactBlocks;  // (numBodies), or null without contacts
-  const RodStepTerms* __restrict__ terms;       // (numJoints)
-  const RodMultipliers* __restrict__ lambda;    // (numJoints)
-  Transform* __restrict__ poses;                // (numBodies) in/out
-  float h;
-
-  WEFT_HD void operator()(int item) const {
+  WEFT_HD void finish(int item, const Part& block) const {
     const int b = colorBodies[item];
-    if (!(bodies.mass[b] > 0.0f)) return;
-    const Transform pose = poses[b];
-    const Vec3 com = bodies.com[b];
-    BodyBlock block =
-        inertialBlock(pose, inertialPoses[b], com, bodies.mass[b], bodies.inertia[b], h);
-    if (contactBlocks) block += contactBlocks[b];
-    for (int e = joints.offsets[b]; e < joints.offsets[b + 1]; ++e) {
-      const int j = joints.bodyJoints[e];
-      const int p = joints.parent[j], c = joints.child[j];
-      const bool solvingParent = p == b;
-      const JointEnd parentEnd = jointEnd(poses, bodies, p);
-      const JointEnd childEnd = jointEnd(poses, bodies, c);
-      const RodJoint& rod = joints.rod[j];
-      if (joints.type[j] == int(JointType::Rod)) {
-        block += rodJointBlock(solvingParent, parentEnd, childEnd, rod, terms[j], lambda[j], h);
-      } else {
-        const RodStepTerms& t = terms[j];
-        block += ballJointBlock(solvingParent, parentEnd, childEnd, rod.parentAnchor.p,
-                                rod.childAnchor.p, t.alm.stretch, rod.material.stretchDamping,
-                                t.alpha, t.start.u, lambda[j].lin, h);
-      }
+    const Transform pose = poses.previous[b];
+    if (!(bodies.mass[b] > 0.0f)) {
+      out[b] = pose;
+      return;
     }
     Vec3 dx, dtheta;
     solveBodyBlock(block, dx, dtheta);
-    poses[b] = applyIncrement(pose, com, dx, dtheta);
+    out[b] = applyIncrement(pose, bodies.com[b], dx, dtheta);
   }
 };
 
-/// One thread per row slot (rows ≥ the stored count return): the ALM dual step (§5.5.4).
+/// Per row slot (rows ≥ the stored count return): the ALM dual step (§5.5.4).
 struct UpdateDualsBodyBodyContacts {
-  static constexpr KernelId kId = KernelId::update_duals_body_body_contacts;
-
   RigidBodiesDevice bodies;
   RigidContactsView contacts;
   const Transform* __restrict__ poses;       // (numBodies)
@@ -339,15 +379,13 @@ struct UpdateDualsBodyBodyContacts {
   WEFT_HD void operator()(int r) const {
     if (r >= *contacts.count) return;
     const RigidContact c = contacts.rows[r];
-    state[r].lambda =
-        rigidContactDualUpdate(c, state[r], contactFrames(c, bodies, poses, startPoses), alpha);
+    state[r].lambda = rigidContactDualUpdate(
+        c, state[r], contactFrames(c, bodies, PoseArray{poses}, startPoses), alpha);
   }
 };
 
-/// One thread per joint: the ALM dual step of its rows at the current poses (§5.6.3, §5.7).
+/// Per joint: the ALM dual step of its rows at the current poses (§5.6.3, §5.7).
 struct UpdateDualsJoint {
-  static constexpr KernelId kId = KernelId::update_duals_joint;
-
   RigidJointsDevice joints;
   const Transform* __restrict__ poses;     // (numBodies)
   const RodStepTerms* __restrict__ terms;  // (numJoints)
@@ -371,13 +409,13 @@ struct UpdateDualsJoint {
 
 // ---- end of step --------------------------------------------------------------------------------
 
-/// One thread per body (kinematic ones too): BDF1 velocities (§5.9), the next step's start pose,
-/// and the substep counter (thread 0; nothing in this launch reads it).
+/// Per body (kinematic ones too): BDF1 velocities (§5.9), the next step's start pose, the final
+/// pose into the state when the iterations ended in the other buffer, and the substep counter
+/// (index 0; nothing in the launch reads it).
 struct UpdateBodyVelocity {
-  static constexpr KernelId kId = KernelId::update_body_velocity;
-
   const Vec3* __restrict__ com;          // (numBodies)
   const Transform* __restrict__ poses;   // (numBodies) final
+  Transform* __restrict__ statePoses;    // (numBodies) out, or null when `poses` are the state's
   Transform* __restrict__ startPoses;    // (numBodies) in: start of step; out: final
   Vec3* __restrict__ linearVelocities;   // (numBodies) out
   Vec3* __restrict__ angularVelocities;  // (numBodies) out
@@ -391,14 +429,13 @@ struct UpdateBodyVelocity {
     linearVelocities[b] = v;
     angularVelocities[b] = w;
     startPoses[b] = pose;
+    if (statePoses) statePoses[b] = pose;
     if (b == 0) *substep += 1;
   }
 };
 
-/// One thread per joint (Dahl on): advance the Dahl state at the final poses (§5.8 F).
+/// Per joint (Dahl on): advance the Dahl state at the final poses (§5.8 F).
 struct UpdateCableDahlState {
-  static constexpr KernelId kId = KernelId::update_cable_dahl_state;
-
   RigidJointsDevice joints;
   const Transform* __restrict__ poses;  // (numBodies) final
   DahlState* __restrict__ dahl;         // (numJoints) in/out
@@ -412,6 +449,59 @@ struct UpdateCableDahlState {
     dahlUpdate(s, kappa, dahlAxisStiffness(rod.material), joints.dahlEpsMax[j], joints.dahlTau[j],
                true);
     dahl[j] = s;
+  }
+};
+
+// ---- the launches of a substep ------------------------------------------------------------------
+
+/// begin_rigid_step: index i is row slot i (when there are contacts), body i and joint i; the four
+/// phases read the start-of-step poses and write disjoint arrays, so they share one launch of
+/// max(row slots, bodies, joints) threads.
+struct BeginRigidStep {
+  static constexpr KernelId kId = KernelId::begin_rigid_step;
+
+  StepBodyBodyContactC0Lambda contacts;
+  ForwardStepRigidBodies bodies;
+  StepJointC0LambdaRho joints;
+  ComputeRodDahlParameters dahl;
+  int rowSlots, numBodies, numJoints;  // rowSlots 0: no contacts
+  bool hasDahl;
+
+  WEFT_HD void operator()(int i) const {
+    if (i < rowSlots) contacts(i);
+    if (i < numBodies) bodies(i);
+    if (i < numJoints) {
+      joints(i);
+      if (hasDahl) dahl(i);  // after the joint's terms are written (same thread)
+    }
+  }
+};
+
+/// update_rigid_duals: index i is row slot i and joint i (Jacobi duals after all colors).
+struct UpdateRigidDuals {
+  static constexpr KernelId kId = KernelId::update_rigid_duals;
+
+  UpdateDualsBodyBodyContacts contacts;
+  UpdateDualsJoint joints;
+  int rowSlots, numJoints;  // rowSlots 0: no contacts
+
+  WEFT_HD void operator()(int i) const {
+    if (i < rowSlots) contacts(i);
+    if (i < numJoints) joints(i);
+  }
+};
+
+/// finish_rigid_step: index i is body i and (Dahl on) joint i, both at the final poses.
+struct FinishRigidStep {
+  static constexpr KernelId kId = KernelId::finish_rigid_step;
+
+  UpdateBodyVelocity bodies;
+  UpdateCableDahlState dahl;
+  int numBodies, dahlJoints;  // dahlJoints 0: Dahl off
+
+  WEFT_HD void operator()(int i) const {
+    if (i < numBodies) bodies(i);
+    if (i < dahlJoints) dahl(i);
   }
 };
 

@@ -228,6 +228,31 @@ WEFT_HD inline void addTangentDelassus(const ContactEndpointInertia& e, const Tr
 
 }  // namespace rigid_contact_detail
 
+/// The warm start of a row matched to a row of the previous detection (the reference's
+/// init_body_body_contacts_alm, compliant ALM): the previous normal multiplier λ_n = λ·n_old is
+/// carried onto the new normal, λ = λ_n·n_new. With latest matching (`restoreTangent`) the
+/// previous tangent part, λ − λ_n·n_old with its component along n_new removed, is added as well,
+/// clamped to the Coulomb disk of radius μ·max(λ_n, 0); sticky matching carries the tangential
+/// memory in the replayed anchors instead and restores only the normal part. Restoring the whole
+/// vector would put a stale normal force into the tangent plane whenever the normal has turned.
+WEFT_HD inline Vec3 warmStartLambda(const Vec3& previous, const Vec3& previousNormal,
+                                    const Vec3& normal, float mu, bool restoreTangent) {
+  const float lambdaN = dot(previous, previousNormal);
+  Vec3 lambda = normal * lambdaN;
+  if (restoreTangent) {
+    const Vec3 tOld = previous - previousNormal * lambdaN;
+    Vec3 t = tOld - normal * dot(tOld, normal);
+    const float limit = mu * fmaxf(lambdaN, 0.0f);
+    const float len = length(t);
+    if (!(limit > 0.0f))
+      t = Vec3{};
+    else if (len > limit)
+      t = t * (limit / len);
+    lambda += t;
+  }
+  return lambda;
+}
+
 /// The row's state for a new step, from its previous state and the start-of-step poses (taken
 /// before the forward prediction; static endpoints: identity). `material` is the mixed material
 /// (mixContactMaterials); γ the λ retention factor (reference default 0.999).

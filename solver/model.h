@@ -1,4 +1,5 @@
-// Model / State / Scratch: the three kinds of solver data (docs/ARCHITECTURE.md; MuJoCo's mjModel/mjData).
+// Model / State / Scratch: the three kinds of solver data (docs/ARCHITECTURE.md; MuJoCo's
+// mjModel/mjData).
 //
 //   Model    immutable after upload: rest shape, materials, adjacency, colors, shapes, drivers.
 //   State    what evolves and what a user reads: positions, velocities, the substep counter

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kernels/runtime/errors.h"
+#include "kernels/runtime/launch.h"  // kMaxTileParts
 #include "solver/cable_builder.h"
 
 namespace weft {
@@ -165,6 +166,24 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
   colorBodies = DeviceBuffer<int>(device, desc.bodiesByColor);
   colorOffsets = desc.bodyColorOffsets;
   numColors = int(colorOffsets.size()) - 1;
+  std::vector<int> hColor(size_t(numBodies), -1);
+  for (int c = 0; c < numColors; ++c)
+    for (int k = colorOffsets[size_t(c)]; k < colorOffsets[size_t(c) + 1]; ++k)
+      hColor[size_t(desc.bodiesByColor[size_t(k)])] = c;
+  for (int b = 0; b < numBodies; ++b) {
+    if (hColor[size_t(b)] < 0)
+      throw Error("rigid body " + std::to_string(b) +
+                  " has no color: the coloring must cover "
+                  "every body (CableBuilder::finalize)");
+    maxJointsPerBody =
+        std::max(maxJointsPerBody, desc.jointOffsets[size_t(b) + 1] - desc.jointOffsets[size_t(b)]);
+  }
+  if (1 + 2 * maxJointsPerBody + SolveRigidBodyTile::kContactParts > kMaxTileParts)
+    throw Error("a rigid body has " + std::to_string(maxJointsPerBody) +
+                " joints; the body solve takes at most " +
+                std::to_string((kMaxTileParts - 1 - SolveRigidBodyTile::kContactParts) / 2));
+  if (hColor.empty()) hColor.push_back(0);
+  bodyColor = DeviceBuffer<int>(device, hColor);
 }
 
 RigidBodiesDevice RigidModel::bodiesView() const {
@@ -203,7 +222,7 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, const Rig
   startPoses = DeviceBuffer<Transform>(device, B);
   startPoses.copyFrom(state.poses);
   inertialPoses = DeviceBuffer<Transform>(device, B);
-  contactBlocks = DeviceBuffer<BodyBlock>(device, B);
+  iteratePoses = DeviceBuffer<Transform>(device, B);
   jointTerms = DeviceBuffer<RodStepTerms>(device, std::max<size_t>(J, 1));
   jointLambda = DeviceBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
   dahl = DeviceBuffer<DahlState>(device, std::max<size_t>(J, 1));

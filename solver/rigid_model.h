@@ -6,7 +6,7 @@
 //                 coloring by joints and the body → joint adjacency.
 //   RigidState    what evolves and what a user reads: body poses and velocities, the substep
 //                 counter (simulation time = substep·dt, read by kinematic motion).
-//   RigidScratch  per-step work memory: start-of-step and inertial poses, contact blocks, joint
+//   RigidScratch  per-step work memory: start-of-step, inertial and second iterate poses, joint
 //                 step terms and multipliers, Dahl state, the contact detector, per-row contact
 //                 state and the previous detection (contact history).
 // Everything is allocated before the first step; a step allocates nothing and can be captured in
@@ -82,7 +82,9 @@ class RigidModel {
 
   // Coloring by joints: colorBodies[colorOffsets[c] .. colorOffsets[c+1]) (host offsets)
   DeviceBuffer<int> colorBodies;  // (numBodies)
+  DeviceBuffer<int> bodyColor;    // (numBodies) the color of each body
   std::vector<int> colorOffsets;  // (numColors + 1)
+  int maxJointsPerBody = 0;       // the largest body → joint list
 
   RigidBodiesDevice bodiesView() const;
   RigidJointsDevice jointsView() const;
@@ -109,7 +111,8 @@ struct RigidScratch {
   const Device& device;
   DeviceBuffer<Transform> startPoses;        // (numBodies) body_q_prev: start of the step
   DeviceBuffer<Transform> inertialPoses;     // (numBodies) inertial target y
-  DeviceBuffer<BodyBlock> contactBlocks;     // (numBodies) contact sum of the current color
+  DeviceBuffer<Transform> iteratePoses;      // (numBodies) the second pose buffer of the
+                                             // iterations (kernels/avbd.cuh IteratePoses)
   DeviceBuffer<RodStepTerms> jointTerms;     // (numJoints) per-step joint constants
   DeviceBuffer<RodMultipliers> jointLambda;  // (numJoints)
   DeviceBuffer<DahlState> dahl;              // (numJoints)

@@ -1,5 +1,7 @@
 #include "solver/solver_avbd.h"
 
+#include <algorithm>
+
 #include "kernels/avbd.cuh"
 #include "kernels/rigid_contact_matching.cuh"
 #include "kernels/runtime/errors.h"
@@ -18,7 +20,7 @@ void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFra
   const bool fresh = scratch.detector && substepInFrame % options_.collideInterval == 0;
   if (fresh) detect(state, scratch);
   beginStep(state, scratch, fresh);
-  for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch);
+  for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch, it);
   finishStep(state, scratch);
   if (scratch.detector && matching() && (substepInFrame + 1) % options_.collideInterval == 0)
     saveDetection(scratch);
@@ -49,70 +51,108 @@ void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch) const {
 void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const {
   const float h = float(dt_);
   const RigidBodiesDevice bodies = model_.bodiesView();
-  if (scratch.detector) {
-    const bool history = options_.contactHistory;
-    launch(device_, scratch.rowCapacity,
-           StepBodyBodyContactC0Lambda{
-               bodies, scratch.detector->view(), model_.shapeMaterial.data(),
-               scratch.startPoses.data(), scratch.contactState.data(), fresh,
-               history ? scratch.matchIndex.data() : nullptr,
-               history ? scratch.previousState.data() : nullptr, h, options_.gamma});
+  const bool history = options_.contactHistory;
+  const RigidContactDetector* detector = scratch.detector.get();
+  BeginRigidStep k{};
+  if (detector) {
+    k.contacts = StepBodyBodyContactC0Lambda{bodies,
+                                             detector->view(),
+                                             model_.shapeMaterial.data(),
+                                             scratch.startPoses.data(),
+                                             scratch.contactState.data(),
+                                             fresh,
+                                             history ? scratch.matchIndex.data() : nullptr,
+                                             history ? scratch.previousRows.data() : nullptr,
+                                             history ? scratch.previousState.data() : nullptr,
+                                             !options_.stickyContacts,
+                                             h,
+                                             options_.gamma};
+    k.rowSlots = scratch.rowCapacity;
   }
-  launch(device_, model_.numBodies,
-         ForwardStepRigidBodies{bodies, options_.gravity, h, dt_, state.substep.data(),
-                                state.poses.data(), state.linearVelocities.data(),
-                                state.angularVelocities.data(), scratch.inertialPoses.data()});
-  if (model_.numJoints > 0) {
-    launch(device_, model_.numJoints,
-           StepJointC0LambdaRho{bodies, model_.jointsView(), scratch.startPoses.data(),
-                                scratch.jointTerms.data(), scratch.jointLambda.data(), h,
-                                options_.gamma, options_.jointAlpha});
-    if (model_.hasDahl)
-      launch(device_, model_.numJoints,
-             ComputeRodDahlParameters{model_.jointsView(), scratch.startPoses.data(),
-                                      scratch.dahl.data(), scratch.jointTerms.data()});
-  }
+  k.bodies = ForwardStepRigidBodies{bodies,
+                                    options_.gravity,
+                                    h,
+                                    dt_,
+                                    state.substep.data(),
+                                    state.poses.data(),
+                                    state.linearVelocities.data(),
+                                    state.angularVelocities.data(),
+                                    scratch.inertialPoses.data()};
+  k.numBodies = model_.numBodies;
+  k.joints = StepJointC0LambdaRho{bodies,
+                                  model_.jointsView(),
+                                  scratch.startPoses.data(),
+                                  scratch.jointTerms.data(),
+                                  scratch.jointLambda.data(),
+                                  h,
+                                  options_.gamma,
+                                  options_.jointAlpha};
+  k.dahl = ComputeRodDahlParameters{model_.jointsView(), scratch.startPoses.data(),
+                                    scratch.dahl.data(), scratch.jointTerms.data()};
+  k.numJoints = model_.numJoints;
+  k.hasDahl = model_.hasDahl;
+  launch(device_, std::max({k.rowSlots, k.numBodies, k.numJoints}), k);
 }
 
-void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch) const {
+Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, int iteration) {
+  return iteration % 2 == 0 ? state.poses.data() : scratch.iteratePoses.data();
+}
+
+void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration) const {
   const float h = float(dt_);
   const RigidBodiesDevice bodies = model_.bodiesView();
   const RigidJointsDevice joints = model_.jointsView();
+  const RigidContactDetector* detector = scratch.detector.get();
+  // Iteration k reads one pose buffer and writes the other (kernels/avbd.cuh, IteratePoses).
+  const Transform* previous = iterateInput(state, scratch, iteration);
+  Transform* updated = iterateInput(state, scratch, iteration + 1);
   for (int c = 0; c < model_.numColors; ++c) {
     const int first = model_.colorOffsets[size_t(c)];
     const int count = model_.colorOffsets[size_t(c) + 1] - first;
-    const int* colorBodies = model_.colorBodies.data() + first;
-    if (scratch.detector)
-      launchTile(device_, count,
-                 AccumulateBodyBodyContactsPerBody{
-                     bodies, scratch.detector->view(), scratch.contactState.data(), colorBodies,
-                     state.poses.data(), scratch.startPoses.data(), scratch.contactBlocks.data(), h,
-                     options_.frictionEpsilon, options_.contactAlpha});
-    launch(device_, count,
-           SolveRigidBody{bodies, joints, colorBodies, scratch.inertialPoses.data(),
-                          scratch.detector ? scratch.contactBlocks.data() : nullptr,
-                          scratch.jointTerms.data(), scratch.jointLambda.data(), state.poses.data(),
-                          h});
+    launchTile(device_, count,
+               SolveRigidBodyTile{bodies, joints, detector ? detector->view() : RigidContactsView{},
+                                  detector ? scratch.contactState.data() : nullptr,
+                                  model_.colorBodies.data() + first,
+                                  IteratePoses{previous, updated, model_.bodyColor.data(), c},
+                                  updated, scratch.startPoses.data(), scratch.inertialPoses.data(),
+                                  scratch.jointTerms.data(), scratch.jointLambda.data(),
+                                  model_.maxJointsPerBody, h, options_.frictionEpsilon,
+                                  options_.contactAlpha});
   }
-  if (scratch.detector)
-    launch(device_, scratch.rowCapacity,
-           UpdateDualsBodyBodyContacts{bodies, scratch.detector->view(), state.poses.data(),
-                                       scratch.startPoses.data(), scratch.contactState.data(),
-                                       options_.contactAlpha});
-  if (model_.numJoints > 0)
-    launch(device_, model_.numJoints,
-           UpdateDualsJoint{joints, state.poses.data(), scratch.jointTerms.data(),
-                            scratch.jointLambda.data()});
+  UpdateRigidDuals k{};
+  if (detector) {
+    k.contacts = UpdateDualsBodyBodyContacts{bodies,
+                                             detector->view(),
+                                             updated,
+                                             scratch.startPoses.data(),
+                                             scratch.contactState.data(),
+                                             options_.contactAlpha};
+    k.rowSlots = scratch.rowCapacity;
+  }
+  k.joints =
+      UpdateDualsJoint{joints, updated, scratch.jointTerms.data(), scratch.jointLambda.data()};
+  k.numJoints = model_.numJoints;
+  const int n = std::max(k.rowSlots, k.numJoints);
+  if (n > 0) launch(device_, n, k);
 }
 
 void SolverAVBD::finishStep(RigidState& state, RigidScratch& scratch) const {
-  launch(device_, model_.numBodies,
-         UpdateBodyVelocity{model_.com.data(), state.poses.data(), scratch.startPoses.data(),
-                            state.linearVelocities.data(), state.angularVelocities.data(),
-                            state.substep.data(), float(dt_)});
-  if (model_.hasDahl)
-    launch(device_, model_.numJoints,
-           UpdateCableDahlState{model_.jointsView(), state.poses.data(), scratch.dahl.data()});
+  // The last iteration wrote the buffer the next one would read.
+  const Transform* final = iterateInput(state, scratch, options_.iterations);
+  const bool inState = final == state.poses.data();
+  FinishRigidStep k{};
+  k.bodies = UpdateBodyVelocity{model_.com.data(),
+                                final,
+                                inState ? nullptr : state.poses.data(),
+                                scratch.startPoses.data(),
+                                state.linearVelocities.data(),
+                                state.angularVelocities.data(),
+                                state.substep.data(),
+                                float(dt_)};
+  k.numBodies = model_.numBodies;
+  k.dahl = UpdateCableDahlState{model_.jointsView(), final, scratch.dahl.data()};
+  k.dahlJoints = model_.hasDahl ? model_.numJoints : 0;
+  launch(device_, std::max(k.numBodies, k.dahlJoints), k);
 }
 
 void SolverAVBD::saveDetection(RigidScratch& scratch) const {

@@ -2,24 +2,23 @@
 // with the compliant augmented-Lagrangian rows of the reference (Newton SolverVBD with
 // rigid_compliant_alm=True; rigid_avbd_spec.md §4). One call of step() is one substep:
 //
-//   [detect]                          contact rows at the start-of-step poses, every
-//                                     collideInterval-th substep (+ matching to the previous
-//                                     detection when history or sticky contacts are on)
-//   step_body_body_contact_C0_lambda  contact rows: material, C0, ρ, λ retention
-//   forward_step_rigid_bodies         inertial prediction; kinematic bodies to their pose
-//   step_joint_C0_lambda_rho          joints: ρ, C0, λ retention
-//   compute_rod_dahl_parameters       (Dahl on) lagged stress and tangent term
+//   [detect]                 contact rows at the start-of-step poses, every collideInterval-th
+//                            substep (+ matching to the previous detection when history or
+//                            sticky contacts are on)
+//   begin_rigid_step         contact rows (material, C0, ρ, λ retention or warm start), inertial
+//                            prediction, joint ρ/C0/λ retention, Dahl parameters: one launch
 //   for each iteration:
 //     for each body color:
-//       accumulate_body_body_contacts_per_body   contact blocks of the color's bodies
-//       solve_rigid_body                         6×6 Newton step per body
-//     update_duals_body_body_contacts, update_duals_joint
-//   update_body_velocity              BDF1 velocities, start pose of the next step, counter
-//   update_cable_dahl_state           (Dahl on) Dahl state at the final poses
-//   [save the detection]              rows, midpoints and λ for the next detection's matching
+//       solve_rigid_body_tile  a tile per body: inertia + adjacent joints + its contact rows,
+//                              6×6 Newton step, new pose into the other pose buffer
+//     update_rigid_duals     contact and joint duals (Jacobi, after all colors)
+//   finish_rigid_step        BDF1 velocities, start pose of the next step, counter, Dahl state
+//   [save the detection]     rows, midpoints and λ for the next detection's matching
 //
-// Nothing here allocates or reads back, so a frame of substeps can be captured as one CUDA graph
-// (RigidSimulation does). Every launch takes its block size from the launch table.
+// The launches are the reference's kernels fused where they touch disjoint data (kernels/avbd.cuh
+// says which and why that is race-free); 2 + iterations·(colors + 1) launches per substep plus
+// detection. Nothing here allocates or reads back, so a frame of substeps can be captured as one
+// CUDA graph (RigidSimulation does). Every launch takes its block size from the launch table.
 #pragma once
 
 #include "kernels/runtime/device.h"
@@ -42,9 +41,11 @@ class SolverAVBD {
  private:
   void detect(const RigidState& state, RigidScratch& scratch) const;
   void beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const;
-  void iterate(RigidState& state, RigidScratch& scratch) const;
+  void iterate(RigidState& state, RigidScratch& scratch, int iteration) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;
   void saveDetection(RigidScratch& scratch) const;
+  /// The pose buffer iteration `iteration` starts from (the state's poses for even ones).
+  static Transform* iterateInput(RigidState& state, RigidScratch& scratch, int iteration);
   bool matching() const { return options_.contactHistory || options_.stickyContacts; }
 
   const Device& device_;

@@ -73,17 +73,12 @@ enum class LaunchKind { Elementwise, Tile, Group };
   /* contact_matching="sticky"; deterministic claim instead of its atomic_min race) */           \
   X(match_rigid_contacts, Elementwise)                                                           \
   X(replay_sticky_contacts, Elementwise)                                                         \
-  /* rigid AVBD, compliant ALM (reference names) */                                              \
-  X(step_body_body_contact_C0_lambda, Elementwise)                                               \
-  X(forward_step_rigid_bodies, Elementwise)                                                      \
-  X(step_joint_C0_lambda_rho, Elementwise)                                                       \
-  X(compute_rod_dahl_parameters, Elementwise)                                                    \
-  X(accumulate_body_body_contacts_per_body, Tile)                                                \
-  X(solve_rigid_body, Elementwise)                                                               \
-  X(update_duals_body_body_contacts, Elementwise)                                                \
-  X(update_duals_joint, Elementwise)                                                             \
-  X(update_body_velocity, Elementwise)                                                           \
-  X(update_cable_dahl_state, Elementwise)                                                        \
+  /* rigid AVBD, compliant ALM: the reference's per-step, per-iteration and end-of-step */     \
+  /* kernels fused by data independence (kernels/avbd.cuh), the body solve as a tile (new) */  \
+  X(begin_rigid_step, Elementwise)                                                               \
+  X(solve_rigid_body_tile, Tile)                                                                 \
+  X(update_rigid_duals, Elementwise)                                                             \
+  X(finish_rigid_step, Elementwise)                                                              \
   /* diagnostics: exact edge-triangle intersections of a mesh (new) */                           \
   X(count_edge_triangle_intersections, Elementwise)                                              \
   /* benchmarks: an empty kernel whose graph nodes measure the GPU's per-phase latency (new) */  \

@@ -261,6 +261,8 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
       return 32;  // a warp per query: groups sharing a warp would diverge from each other
     case KernelId::apply_planar_truncation_parallel_by_collision:
       return 8;  // lanes per primitive (the reference uses 4 threads)
+    case KernelId::solve_rigid_body_tile:
+      return 8;  // a cable body's parts: inertia, 2 × 2 joint halves, a few contact runs
     default:
       break;
   }

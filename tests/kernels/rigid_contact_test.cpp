@@ -762,6 +762,56 @@ TEST(RigidContact, DualUpdateReleasesSeparatedRowsAndProjectsFriction) {
   }
 }
 
+// ---- Warm start across detections ---------------------------------------------------------------
+
+TEST(RigidContact, WarmStartCarriesTheNormalMultiplierOntoTheNewNormal) {
+  Random rng;
+  TRACE_SEED(rng);
+  for (int trial = 0; trial < 200; ++trial) {
+    const Vec3d nOld = rng.unit();
+    // The new normal turned by up to ~25°, as a matched row's may between detections.
+    const Vec3d nNew = (nOld + 0.4 * rng.unit()).normalized();
+    const Vec3d lambda = rng.uniform(-3, 8) * nOld + rng.vec(-2, 2);
+    const double mu = rng.uniform(0.0, 1.0);
+    const double lambdaN = lambda.dot(nOld);
+    // Sticky matching: the normal part only, whatever μ is.
+    const Vec3d sticky =
+        toEigen(warmStartLambda(toFloat(lambda), toFloat(nOld), toFloat(nNew), float(mu), false));
+    EXPECT_LE((sticky - lambdaN * nNew).norm(), 1e-5 * (1 + lambda.norm())) << trial;
+    // Latest matching: plus the old tangent part without its n_new component, inside the cone.
+    Vec3d t = lambda - lambdaN * nOld;
+    t -= nNew * nNew.dot(t);
+    const double limit = mu * std::max(lambdaN, 0.0);
+    if (limit <= 0)
+      t.setZero();
+    else if (t.norm() > limit)
+      t *= limit / t.norm();
+    const Vec3d latest =
+        toEigen(warmStartLambda(toFloat(lambda), toFloat(nOld), toFloat(nNew), float(mu), true));
+    EXPECT_LE((latest - (lambdaN * nNew + t)).norm(), 1e-5 * (1 + lambda.norm())) << trial;
+    EXPECT_LE(std::abs(latest.dot(nNew) - lambdaN), 1e-5 * (1 + lambda.norm()));
+    EXPECT_LE((latest - latest.dot(nNew) * nNew).norm(), limit * (1 + 1e-5) + 1e-6);
+  }
+}
+
+TEST(RigidContact, WarmStartOfAnUnturnedRowInsideTheConeIsTheWholeVector) {
+  const Vec3 n{0.0f, 0.0f, 1.0f};
+  const Vec3 lambda{0.3f, -0.2f, 2.0f};  // |λ_t| = 0.36 < μ·λ_n = 1
+  const Vec3 latest = warmStartLambda(lambda, n, n, 0.5f, true);
+  EXPECT_FLOAT_EQ(latest.x, 0.3f);
+  EXPECT_FLOAT_EQ(latest.y, -0.2f);
+  EXPECT_FLOAT_EQ(latest.z, 2.0f);
+  const Vec3 sticky = warmStartLambda(lambda, n, n, 0.5f, false);
+  EXPECT_EQ(sticky.x, 0.0f);
+  EXPECT_EQ(sticky.y, 0.0f);
+  EXPECT_FLOAT_EQ(sticky.z, 2.0f);
+  // A pulling multiplier has no cone: only its (negative) normal part is carried, and the
+  // per-step retention then drops it (rigidContactBeginStep keeps only pushing λ).
+  const Vec3 pulling = warmStartLambda(Vec3{0.3f, 0.0f, -1.0f}, n, n, 0.5f, true);
+  EXPECT_EQ(pulling.x, 0.0f);
+  EXPECT_FLOAT_EQ(pulling.z, -1.0f);
+}
+
 // ---- Small pieces ------------------------------------------------------------------------------
 
 TEST(RigidContact, MaterialsMixArithmeticallyAndGeometrically) {

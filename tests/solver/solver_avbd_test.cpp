@@ -363,10 +363,8 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
         KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
         KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
         KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,
-        KernelId::step_body_body_contact_C0_lambda, KernelId::forward_step_rigid_bodies,
-        KernelId::step_joint_C0_lambda_rho, KernelId::accumulate_body_body_contacts_per_body,
-        KernelId::solve_rigid_body, KernelId::update_duals_body_body_contacts,
-        KernelId::update_duals_joint, KernelId::update_body_velocity})
+        KernelId::begin_rigid_step, KernelId::solve_rigid_body_tile, KernelId::update_rigid_duals,
+        KernelId::finish_rigid_step})
     for (int size : launchSizes(id)) {
       LaunchPolicy policy;
       policy.setOverride(id, size);

@@ -133,14 +133,10 @@ TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
         KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
         KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
         KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,
-        KernelId::step_body_body_contact_C0_lambda, KernelId::forward_step_rigid_bodies,
-        KernelId::step_joint_C0_lambda_rho, KernelId::update_body_velocity})
+        KernelId::begin_rigid_step, KernelId::finish_rigid_step})
     EXPECT_EQ(perStep[id], 1) << kernelName(id);
-  EXPECT_EQ(perStep[KernelId::accumulate_body_body_contacts_per_body], iterations * colors);
-  EXPECT_EQ(perStep[KernelId::solve_rigid_body], iterations * colors);
-  EXPECT_EQ(perStep[KernelId::update_duals_body_body_contacts], iterations);
-  EXPECT_EQ(perStep[KernelId::update_duals_joint], iterations);
-  EXPECT_EQ(perStep[KernelId::compute_rod_dahl_parameters], 0);  // no Dahl in the pile
+  EXPECT_EQ(perStep[KernelId::solve_rigid_body_tile], iterations * colors);
+  EXPECT_EQ(perStep[KernelId::update_rigid_duals], iterations);
 }
 
 TEST(Tuner, SweepLeavesEveryDeviceBufferBitIdentical) {

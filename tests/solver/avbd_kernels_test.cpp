@@ -1,0 +1,234 @@
+// The fused launches of the rigid substep (kernels/avbd.cuh) against the plain algorithm they
+// replace: solve_rigid_body_tile over the colors equals a host Gauss–Seidel over colors in which a
+// body's contact partners of its own color are seen at their poses from before the color (the
+// reference's separate accumulation launch) and everything else at its latest pose, with the whole
+// rodJointBlock instead of its two halves; and the contact warm start after a detection restores
+// the matched row's multiplier as warmStartLambda says (normal part only for sticky contacts).
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernels/avbd.cuh"
+#include "kernels/runtime/launch.h"
+#include "math_test_support.h"
+#include "solver/cable_builder.h"
+#include "solver/rigid_model.h"
+#include "test_support.h"
+
+namespace weft {
+namespace {
+
+using namespace test;  // math_test_support.h
+
+constexpr float kH = 1.0f / 600.0f;
+
+/// A straight cable of `segments` capsules of 0.1 m along +x, bending and twisting stiffness on.
+RigidDesc chain(int segments) {
+  CableBuilder b;
+  std::vector<Vec3> points;
+  for (int i = 0; i <= segments; ++i) points.push_back({0.1f * float(i), 0.0f, 1.0f});
+  RodParams params;
+  params.radius = 0.02f;
+  params.stiffness.stretchStiffness = 1e4f;
+  params.stiffness.bendStiffness = 5.0f;
+  params.stiffness.bendDamping = 0.01f;
+  b.addRod(points, {}, params);
+  return b.finalize();
+}
+
+Transform perturbed(const Transform& t, Random& rng, double translation, double angle) {
+  const Vec3d axis = rng.unit();
+  const float a = float(rng.uniform(-angle, angle));
+  const Quat dq{float(axis.x()) * std::sin(0.5f * a), float(axis.y()) * std::sin(0.5f * a),
+                float(axis.z()) * std::sin(0.5f * a), std::cos(0.5f * a)};
+  return {t.p + toFloat(rng.vec(-translation, translation)), normalize(dq * t.q)};
+}
+
+/// A penetrating row between bodies a and b at their start poses (skeleton points at the body
+/// origins, normal from a to b), with a pushing multiplier.
+RigidContact row(const std::vector<Transform>& start, int a, int b) {
+  RigidContact c;
+  c.shape0 = a;
+  c.shape1 = b;
+  c.body0 = a;
+  c.body1 = b;
+  const Vec3 d = start[size_t(b)].p - start[size_t(a)].p;
+  c.normal = d * (1.0f / length(d));
+  c.margin0 = c.margin1 = 0.6f * length(d);  // 20 % of the distance deep
+  c.offset0 = rotateInverse(start[size_t(a)].q, c.normal * c.margin0);
+  c.offset1 = rotateInverse(start[size_t(b)].q, c.normal * -c.margin1);
+  return c;
+}
+
+TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
+  auto cpu = openCpu();
+  Random rng;
+  TRACE_SEED(rng);
+  const RigidDesc desc = chain(6);
+  const RigidModel model(*cpu, desc);
+  ASSERT_GE(model.numColors, 2);
+  const int n = model.numBodies, J = model.numJoints;
+  const size_t N = size_t(n);
+  const std::vector<int> color = model.bodyColor.download();
+
+  std::vector<Transform> start(N), previous(N), inertial(N);
+  for (int b = 0; b < n; ++b) {
+    start[size_t(b)] = desc.bodies[size_t(b)].pose;
+    previous[size_t(b)] = perturbed(start[size_t(b)], rng, 2e-3, 0.05);
+    inertial[size_t(b)] = perturbed(start[size_t(b)], rng, 1e-3, 0.02);
+  }
+  const RigidBodiesDevice bodies = model.bodiesView();
+  const RigidJointsDevice joints = model.jointsView();
+  std::vector<RodStepTerms> terms(static_cast<size_t>(J));
+  std::vector<RodMultipliers> lambda(static_cast<size_t>(J));
+  for (int j = 0; j < J; ++j) {
+    lambda[size_t(j)] = {toFloat(rng.vec(-1, 1)), toFloat(rng.vec(-0.01, 0.01))};
+    StepJointC0LambdaRho{bodies,        joints, start.data(), terms.data(),
+                         lambda.data(), kH,     0.999f,       0.0f}(j);
+  }
+
+  // Rows between two bodies of one color and between bodies of different colors.
+  int sameA = -1, sameB = -1;
+  for (int b = 2; b < n && sameA < 0; ++b)
+    if (color[size_t(b)] == color[0]) sameA = 0, sameB = b;
+  ASSERT_GE(sameA, 0);
+  std::vector<RigidContact> rows = {row(start, sameA, sameB), row(start, 1, 2)};
+  ASSERT_NE(color[1], color[2]);
+  std::vector<RigidContactState> states(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    states[r].ke = 1e4f;
+    states[r].mu = 0.5f;
+    states[r].normalRho = 1e4f;
+    states[r].tangentRho = 1e3f;
+    states[r].lambda = rows[r].normal * 2.0f;
+  }
+  std::vector<std::vector<int>> lists(N);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    lists[size_t(rows[r].body0)].push_back(int(r));
+    lists[size_t(rows[r].body1)].push_back(int(r));
+  }
+  std::vector<int> offsets = {0}, entries;
+  for (const auto& l : lists) {
+    entries.insert(entries.end(), l.begin(), l.end());
+    offsets.push_back(int(entries.size()));
+  }
+  const int count = int(rows.size());
+  const RigidContactsView contacts{int(rows.size()), rows.data(), &count, offsets.data(),
+                                   entries.data()};
+
+  // The fused tile launches, one per color.
+  std::vector<Transform> updated(N);
+  for (int c = 0; c < model.numColors; ++c) {
+    const int first = model.colorOffsets[size_t(c)];
+    launchTile(*cpu, model.colorOffsets[size_t(c) + 1] - first,
+               SolveRigidBodyTile{
+                   bodies, joints, contacts, states.data(), model.colorBodies.data() + first,
+                   IteratePoses{previous.data(), updated.data(), model.bodyColor.data(), c},
+                   updated.data(), start.data(), inertial.data(), terms.data(), lambda.data(),
+                   model.maxJointsPerBody, kH, 1e-2f, 0.0f});
+  }
+
+  // The plain algorithm: colors in order; a color sees the poses from before it.
+  const std::vector<int> byColor = model.colorBodies.download();
+  const std::vector<float> mass = model.mass.download();
+  const std::vector<RodJoint> rods = model.joints.download();
+  std::vector<Transform> latest = previous;
+  for (int c = 0; c < model.numColors; ++c) {
+    const std::vector<Transform> before = latest;
+    const PoseArray poseOf{before.data()};
+    for (int k = model.colorOffsets[size_t(c)]; k < model.colorOffsets[size_t(c) + 1]; ++k) {
+      const int b = byColor[size_t(k)];
+      if (!(mass[size_t(b)] > 0.0f)) continue;
+      const Vec3 com = desc.bodies[size_t(b)].com;
+      BodyBlock block = inertialBlock(before[size_t(b)], inertial[size_t(b)], com, mass[size_t(b)],
+                                      desc.bodies[size_t(b)].inertia, kH);
+      for (int r : lists[size_t(b)])
+        block += rigidContactBlock(
+            rows[size_t(r)].body1 == b ? 1 : 0, rows[size_t(r)], states[size_t(r)],
+            contactFrames(rows[size_t(r)], bodies, poseOf, start.data()), kH, 1e-2f, 0.0f);
+      for (int e = desc.jointOffsets[size_t(b)]; e < desc.jointOffsets[size_t(b) + 1]; ++e) {
+        const int j = desc.bodyJoints[size_t(e)];
+        const JointDesc& jd = desc.joints[size_t(j)];
+        block += rodJointBlock(jd.parent == b, jointEnd(poseOf, bodies, jd.parent),
+                               jointEnd(poseOf, bodies, jd.child), rods[size_t(j)],
+                               terms[size_t(j)], lambda[size_t(j)], kH);
+      }
+      Vec3 dx, dtheta;
+      solveBodyBlock(block, dx, dtheta);
+      latest[size_t(b)] = applyIncrement(before[size_t(b)], com, dx, dtheta);
+    }
+  }
+
+  double moved = 0.0;
+  for (int b = 0; b < n; ++b) {
+    const Transform& got = updated[size_t(b)];
+    const Transform& want = latest[size_t(b)];
+    EXPECT_LT(length(got.p - want.p), 1e-6f) << "body " << b;
+    const float qdot =
+        got.q.x * want.q.x + got.q.y * want.q.y + got.q.z * want.q.z + got.q.w * want.q.w;
+    EXPECT_GT(std::abs(qdot), 1.0f - 1e-6f) << "body " << b;
+    moved = std::max(moved, double(length(want.p - previous[size_t(b)].p)));
+  }
+  EXPECT_GT(moved, 1e-4) << "the step must move the bodies for the comparison to mean anything";
+}
+
+TEST(AvbdKernels, WarmStartAfterADetectionRestoresTheMatchedRowsMultiplier) {
+  auto cpu = openCpu();
+  const RigidDesc desc = chain(2);
+  const RigidModel model(*cpu, desc);
+  std::vector<Transform> start = {desc.bodies[0].pose, desc.bodies[1].pose};
+  const RigidContact current = row(start, 0, 1);
+  RigidContact old = current;  // the previous detection's row: its normal turned by ~11°
+  old.normal = normalizeOrZero(current.normal + Vec3{0.0f, 0.2f, 0.0f});
+  const std::vector<ContactMaterial> materials(size_t(model.numShapes),
+                                               ContactMaterial{1e4f, 0.0f, 0.5f});
+  const std::vector<RigidContact> rows = {current}, history = {old};
+  RigidContactState previousState;
+  previousState.lambda = old.normal * 3.0f + Vec3{0.0f, 0.0f, 0.8f};  // normal and tangent parts
+  const std::vector<RigidContactState> historyStates = {previousState};
+  const int count = 1;
+  const std::vector<int> offsets(size_t(model.numBodies) + 1, 0), entries = {0};
+  const RigidContactsView view{1, rows.data(), &count, offsets.data(), entries.data()};
+  const float gamma = 0.99f;
+  for (bool sticky : {true, false}) {
+    for (int match : {0, -1}) {
+      RigidContactState out;
+      const int matchIndex = match;
+      StepBodyBodyContactC0Lambda{
+          model.bodiesView(), view,           materials.data(),     start.data(), &out, true,
+          &matchIndex,        history.data(), historyStates.data(), !sticky,      kH,   gamma}(0);
+      const Vec3 want = match < 0 ? Vec3{}
+                                  : warmStartLambda(previousState.lambda, old.normal,
+                                                    current.normal, 0.5f, !sticky) *
+                                        gamma;
+      EXPECT_LT(length(out.lambda - want), 1e-5f) << "sticky " << sticky << " match " << match;
+      if (match >= 0 && sticky) {
+        // Only the normal part: parallel to the new normal, λ·n_old long.
+        EXPECT_NEAR(dot(out.lambda, current.normal), gamma * dot(previousState.lambda, old.normal),
+                    1e-5f);
+        EXPECT_LT(length(out.lambda - current.normal * dot(out.lambda, current.normal)), 1e-6f);
+      }
+      if (match >= 0 && !sticky)  // latest matching keeps a tangent part here (inside the cone)
+        EXPECT_GT(length(out.lambda - current.normal * dot(out.lambda, current.normal)), 0.1f);
+    }
+  }
+  // Not fresh (no detection this substep): the row's own λ, retained by γ.
+  RigidContactState own;
+  own.lambda = current.normal * 2.0f;
+  StepBodyBodyContactC0Lambda{model.bodiesView(),
+                              view,
+                              materials.data(),
+                              start.data(),
+                              &own,
+                              false,
+                              nullptr,
+                              nullptr,
+                              nullptr,
+                              false,
+                              kH,
+                              gamma}(0);
+  EXPECT_LT(length(own.lambda - current.normal * (2.0f * gamma)), 1e-6f);
+}
+
+}  // namespace
+}  // namespace weft
