@@ -80,6 +80,7 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   leafUppers_ = DeviceBuffer<Vec3>(device, leafShape.size());
   bvh_ = std::make_unique<Lbvh>(device, int(leafShape.size()));
   pairItems_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
+  pairHits_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
   pairCounts_ = DeviceBuffer<int>(device, size_t(n));
   rowCounts_ = DeviceBuffer<int>(device, size_t(n) + 1);
   rowOffsets_ = DeviceBuffer<int>(device, size_t(n) + 1);
@@ -174,11 +175,24 @@ void RigidContactDetector::detect(const Transform* bodyPoses) {
 
   // Candidate pairs per shape.
   const ShapePairLists pairs = shapePairs();
-  launch(device_, n,
-         RigidBroadPhase{bvh_->view(), shapes_.body, shapes_.geometry, bodies_.invMass,
-                         shapeLeaf_.data(), leafShape_.data(), leafLowers_.data(),
-                         leafUppers_.data(), planeShapes_.data(), numPlanes(), filter_.keys,
-                         filter_.count, pairs, status()});
+  const RigidBroadPhase query{bvh_->view(),
+                              shapes_.body,
+                              shapes_.geometry,
+                              bodies_.invMass,
+                              shapeLeaf_.data(),
+                              leafShape_.data(),
+                              leafLowers_.data(),
+                              leafUppers_.data(),
+                              planeShapes_.data(),
+                              numPlanes(),
+                              filter_.keys,
+                              filter_.count,
+                              pairs,
+                              status()};
+  if (settings_.cooperativeBroadPhase)
+    launchGroup(device_, n, RigidBroadPhaseCooperative{query, pairHits_.data()});
+  else
+    launch(device_, n, query);
 
   // Narrow phase: count, place each shape's rows after the previous shapes', write.
   const RigidNarrowPhaseInputs narrow{shapes_, worldPoses_.data(), pairs};
@@ -213,8 +227,10 @@ std::string RigidContactDetector::growToFit(const RigidContactStatus& s) {
     capacity = grown;
     return true;
   };
-  if (next("shape pairs", s.maxShapePairs, pairCapacity_))
+  if (next("shape pairs", s.maxShapePairs, pairCapacity_)) {
     pairItems_ = DeviceBuffer<int>(device_, size_t(shapes_.numShapes) * size_t(pairCapacity_));
+    pairHits_ = DeviceBuffer<int>(device_, size_t(shapes_.numShapes) * size_t(pairCapacity_));
+  }
   if (next("contact rows", s.maxContacts, rowCapacity_)) allocateRows();
   return grew;
 }

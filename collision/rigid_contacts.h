@@ -60,6 +60,8 @@ struct RigidContactDetectorSettings {
   int rowCapacity = 0;     // initial rows; 0: max(256, 4 × shapes)
   bool refitOnly = false;  // detect() refits the tree instead of rebuilding it (then call
                            // rebuildTree() now and then: refit quality degrades with motion)
+  bool cooperativeBroadPhase = true;  // a group of lanes per shape query (lanes from the
+                                      // launch table); false: one thread per shape. Same lists.
 };
 
 class RigidContactDetector {
@@ -128,6 +130,7 @@ class RigidContactDetector {
   DeviceBuffer<Vec3> leafLowers_, leafUppers_;  // (numTreeShapes)
   std::unique_ptr<Lbvh> bvh_;
   DeviceBuffer<int> pairItems_, pairCounts_;  // (numShapes x pairCapacity), (numShapes)
+  DeviceBuffer<int> pairHits_;                // (numShapes x pairCapacity) cooperative scratch
   DeviceBuffer<int> rowCounts_, rowOffsets_;  // (numShapes + 1) each
   DeviceBuffer<RigidContact> rows_;           // (rowCapacity)
   DeviceBuffer<int> rowCount_;                // (1)

@@ -18,9 +18,9 @@
 //                             joint i  step_joint_C0_lambda_rho, then (Dahl on)
 //                                      compute_rod_dahl_parameters
 //   per iteration, per body color:
-//     solve_rigid_body_tile  a tile per body of the color: its parts (the inertial block, the
-//                           stretch/shear and bend/twist halves of every adjacent joint, up to 16
-//                           strided runs of its contact rows) on parallel lanes, the tile's fixed
+//     solve_rigid_body_tile  a tile per body of the color: its parts (the inertial block, every
+//                           adjacent joint, up to 16 strided runs of its contact rows) on parallel
+//                           lanes, the tile's fixed
 //                           tree sums them, lane 0 factors the 6×6 system (LDLᵀ) and writes the
 //                           new pose. This is the reference's
 //                           accumulate_body_body_contacts_per_body and solve_rigid_body in one
@@ -275,13 +275,15 @@ struct ComputeRodDahlParameters {
 
 /// A body's Newton step (§5.2) as a tile (launch.h, Tile shape), one item per body of a color:
 ///   part 0                      the inertial block
-///   parts 1 .. 2J               joint e's stretch/shear (odd) and bend/twist (even) halves, in
-///                               the body's joint order (a ball joint's second half is zero)
-///   parts 2J+1 .. 2J+P          contact runs: run k sums the body's list entries k, k+P, k+2P, …
+///   parts 1 .. J                the body's joints, in its joint order
+///   parts J+1 .. J+P            contact runs: run k sums the body's list entries k, k+P, k+2P, …
 ///                               in order, P = min(kContactParts, its rows)
 /// The tile's fixed tree adds the parts (the order depends only on the part count, so the block is
 /// bit-identical for every tile size and on the CPU), lane 0 factors the 6×6 system and writes the
 /// new pose to `poses.updated`. Kinematic bodies have no parts and copy their pose across.
+/// Lanes of one warp that evaluate parts of different kinds (inertia, joint, contact run) diverge
+/// and run one after another, so a tile buys the contact runs' parallelism and the removal of the
+/// separate accumulation launch, not a shorter joint chain (docs/PERFORMANCE.md, "Cables").
 struct SolveRigidBodyTile {
   static constexpr KernelId kId = KernelId::solve_rigid_body_tile;
   static constexpr int kContactParts = 16;
@@ -301,7 +303,7 @@ struct SolveRigidBodyTile {
   int maxJointsPerBody;
   float h, frictionEpsilon, contactAlpha;
 
-  int maxParts() const { return 1 + 2 * maxJointsPerBody + kContactParts; }
+  int maxParts() const { return 1 + maxJointsPerBody + kContactParts; }
 
   WEFT_HD int contactRuns(int b) const {
     if (!contacts.rows) return 0;
@@ -312,7 +314,7 @@ struct SolveRigidBodyTile {
   WEFT_HD int partCount(int item) const {
     const int b = colorBodies[item];
     if (!(bodies.mass[b] > 0.0f)) return 0;
-    return 1 + 2 * (joints.offsets[b + 1] - joints.offsets[b]) + contactRuns(b);
+    return 1 + (joints.offsets[b + 1] - joints.offsets[b]) + contactRuns(b);
   }
 
   WEFT_HD Part part(int item, int k) const {
@@ -320,9 +322,8 @@ struct SolveRigidBodyTile {
     if (k == 0)
       return inertialBlock(poses.previous[b], inertialPoses[b], bodies.com[b], bodies.mass[b],
                            bodies.inertia[b], h);
-    const int jointParts = 2 * (joints.offsets[b + 1] - joints.offsets[b]);
-    if (k <= jointParts)
-      return jointPart(b, joints.bodyJoints[joints.offsets[b] + (k - 1) / 2], (k - 1) % 2 == 0);
+    const int jointParts = joints.offsets[b + 1] - joints.offsets[b];
+    if (k <= jointParts) return jointPart(b, joints.bodyJoints[joints.offsets[b] + k - 1]);
     const int run = k - 1 - jointParts, runs = contactRuns(b);
     BodyBlock sum{};
     const int end = contacts.bodyOffsets[b + 1];
@@ -336,18 +337,14 @@ struct SolveRigidBodyTile {
     return sum;
   }
 
-  WEFT_HD BodyBlock jointPart(int b, int j, bool linearHalf) const {
+  WEFT_HD BodyBlock jointPart(int b, int j) const {
     const int p = joints.parent[j], c = joints.child[j];
     const bool solvingParent = p == b;
     const JointEnd parentEnd = jointEnd(poses, bodies, p);
     const JointEnd childEnd = jointEnd(poses, bodies, c);
     const RodJoint& rod = joints.rod[j];
     if (joints.type[j] == int(JointType::Rod))
-      return linearHalf ? rodJointStretchShearBlock(solvingParent, parentEnd, childEnd, rod,
-                                                    terms[j], lambda[j], h)
-                        : rodJointBendTwistBlock(solvingParent, parentEnd, childEnd, rod, terms[j],
-                                                 lambda[j], h);
-    if (!linearHalf) return BodyBlock{};
+      return rodJointBlock(solvingParent, parentEnd, childEnd, rod, terms[j], lambda[j], h);
     const RodStepTerms& t = terms[j];
     return ballJointBlock(solvingParent, parentEnd, childEnd, rod.parentAnchor.p, rod.childAnchor.p,
                           t.alm.stretch, rod.material.stretchDamping, t.alpha, t.start.u,

@@ -238,6 +238,10 @@ WEFT_HD int bvhWalkSubtree(const BvhView& bvh, int node, const Vec3& lower, cons
   return found;
 }
 
+/// Stack entries per lane of a cooperative traversal (bvhQueryGroup's group-shared stack): 32 ints
+/// = 128 B of shared memory per lane, about the reference's 132 B per thread.
+inline constexpr int kCooperativeStackIntsPerLane = 32;
+
 /// A query walked by a group of lanes (launch.h, Group shape): the group keeps a stack, in its
 /// shared memory (g.shared(), g.sharedInts() entries), of internal nodes whose boxes overlap the
 /// query. Each round its lanes pop up to one node each from the top and test both children's

@@ -11,6 +11,8 @@
 //       the tree). A pair is kept when the shapes are on different bodies, at least one body moves
 //       (effective inverse mass > 0), and the pair is not in the sorted filter keys. Writes a's
 //       partner list (capacity slots, true count always) and raises the status maximum.
+//   rigid_broad_phase_cooperative   the same lists, a group of lanes walking each shape's query
+//       together (the default; RigidContactDetectorSettings::cooperativeBroadPhase).
 //   rigid_narrow_phase_count        one thread per shape: the narrow phase on each of its pairs,
 //       counting admitted candidates (distance − (margin_a + margin_b) ≤ gap_a + gap_b).
 //   (exclusive sum of the counts over shapes → each shape's first row)
@@ -194,23 +196,73 @@ struct RigidBroadPhase {
   ShapePairLists pairs;  // out
   RigidContactStatus* __restrict__ status;
 
-  WEFT_HD void operator()(int a) const {
-    const int leaf = shapeLeaf[a];
-    int count = 0;
-    auto keep = [&](int b) {
-      if (!shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys)) return;
+  /// Whether tree slot `other` is a partner of shape a (b > a, and the pair may collide).
+  WEFT_HD bool accepts(int a, int other) const {
+    const int b = leafShape[other];
+    return b > a && shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys);
+  }
+
+  /// Appends the planes a may touch after its `count` tree partners; stores the count and raises
+  /// the status maximum. Returns the final count.
+  WEFT_HD int finish(int a, int count) const {
+    for (int k = 0; k < numPlanes; ++k) {
+      const int b = planeShapes[k];
+      if (!shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys)) continue;
       if (count < pairs.capacity) pairs.items[a * pairs.capacity + count] = b;
       ++count;
-    };
-    if (leaf >= 0) {
-      bvhQueryStackless(bvh, leafLowers[leaf], leafUppers[leaf], [&](int other) {
-        const int b = leafShape[other];
-        if (b > a) keep(b);
-      });
-      for (int k = 0; k < numPlanes; ++k) keep(planeShapes[k]);
     }
     pairs.counts[a] = count;
     if (count > 0) atomicMaxInt(&status->maxShapePairs, count);
+    return count;
+  }
+
+  WEFT_HD void operator()(int a) const {
+    const int leaf = shapeLeaf[a];
+    if (leaf < 0) {
+      pairs.counts[a] = 0;
+      return;
+    }
+    int count = 0;
+    bvhQueryStackless(bvh, leafLowers[leaf], leafUppers[leaf], [&](int other) {
+      if (!accepts(a, other)) return;
+      if (count < pairs.capacity) pairs.items[a * pairs.capacity + count] = leafShape[other];
+      ++count;
+    });
+    finish(a, count);
+  }
+};
+
+/// rigid_broad_phase_cooperative: the same lists, a group of lanes per shape (launch.h, Group
+/// shape; lanes from the launch table). The group walks the tree together (bvhQueryGroup), tests
+/// the overlapping slots in parallel, and writes the accepted ones in BVH preorder
+/// (bvhWriteSortedPrimitives), i.e. the order of the one-thread walk above, then maps slots to
+/// shapes; lane 0 appends the planes. Lists are identical to rigid_broad_phase's for every group
+/// size.
+struct RigidBroadPhaseCooperative {
+  static constexpr KernelId kId = KernelId::rigid_broad_phase_cooperative;
+  static constexpr int kSharedIntsPerLane = kCooperativeStackIntsPerLane;
+
+  RigidBroadPhase query;
+  int* __restrict__ hits;  // (numShapes x pairs.capacity) scratch
+
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int a) const {
+    const int leaf = query.shapeLeaf[a];
+    if (leaf < 0) {
+      if (g.rank() == 0) query.pairs.counts[a] = 0;
+      return;
+    }
+    const int capacity = query.pairs.capacity;
+    int* mine = hits + a * capacity;
+    int* out = query.pairs.items + a * capacity;
+    const int count =
+        bvhQueryGroup(g, query.bvh, query.leafLowers[leaf], query.leafUppers[leaf], mine, capacity,
+                      [&](int other) { return query.accepts(a, other); });
+    bvhWriteSortedPrimitives(g, query.bvh, mine, count, capacity, out);
+    g.sync();  // the slots are in place
+    const int stored = count < capacity ? count : capacity;
+    for (int k = g.rank(); k < stored; k += g.size()) out[k] = query.leafShape[out[k]];
+    if (g.rank() == 0) query.finish(a, count);
   }
 };
 

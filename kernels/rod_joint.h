@@ -348,27 +348,26 @@ WEFT_HD inline void retainRodMultipliers(const RodMaterial& m, float retention,
 
 // ---- Block and duals ----------------------------------------------------------------------------
 
-/// The stretch/shear half of the ROD joint's block (§5.6.1) for the parent (solvingParent) or the
-/// child at the current poses of both ends. Zero when neither group has stiffness nor damping.
-/// The two halves are independent, so a cooperative solve evaluates them on different lanes
-/// (kernels/avbd.cuh SolveRigidBodyTile); rodJointBlock() is their sum.
-WEFT_HD inline BodyBlock rodJointStretchShearBlock(bool solvingParent, const JointEnd& parent,
-                                                   const JointEnd& child, const RodJoint& joint,
-                                                   const RodStepTerms& step,
-                                                   const RodMultipliers& lambda, float h) {
-  BodyBlock block;
+/// The ROD joint's contribution to the Newton block of the parent (solvingParent) or the child,
+/// at the current poses of both ends (§5.6.1, §5.6.2). Zero for groups with neither stiffness nor
+/// damping. `h` is the step [s].
+WEFT_HD inline BodyBlock rodJointBlock(bool solvingParent, const JointEnd& parent,
+                                       const JointEnd& child, const RodJoint& joint,
+                                       const RodStepTerms& step, const RodMultipliers& lambda,
+                                       float h) {
+  const RodFrames f = rodFrames(parent.pose, child.pose, joint.parentAnchor, joint.childAnchor);
   const RodMaterial& mat = joint.material;
   const RodCoefficients& alm = step.alm;
+  const float invH = 1.0f / h;
+  const Vec3 bodyCom =
+      solvingParent ? worldCom(parent.pose, parent.com) : worldCom(child.pose, child.com);
+  BodyBlock block;
 
   // Stretch/shear: ψ in the parent anchor frame, f = R(q_wp)ψ on the parent, −f on the child, both
   // at the child anchor.
   const Vec3 kLin{alm.shear.kEff, alm.shear.kEff, alm.stretch.kEff};
   const Vec3 kdLin{mat.shearDamping, mat.shearDamping, mat.stretchDamping};
   if (kLin.x > 0.0f || kLin.z > 0.0f || kdLin.x > 0.0f || kdLin.z > 0.0f) {
-    const RodFrames f = rodFrames(parent.pose, child.pose, joint.parentAnchor, joint.childAnchor);
-    const float invH = 1.0f / h;
-    const Vec3 bodyCom =
-        solvingParent ? worldCom(parent.pose, parent.com) : worldCom(child.pose, child.com);
     const Vec3 u = rotateInverse(f.qp, f.xc - f.xp);
     const Vec3 du = u - step.start.u;
     const Vec3 c = u - step.start.u * step.alpha;
@@ -390,25 +389,13 @@ WEFT_HD inline BodyBlock rodJointStretchShearBlock(bool solvingParent, const Joi
       block.addPointSpring(r, K, -force);
     }
   }
-  return block;
-}
 
-/// The bend/twist half of the ROD joint's block (§5.6.2), Dahl included: τ = −Jᵀψ,
-/// H_aa = Jᵀ·diag(H_d)·J. Zero when neither group has stiffness, damping or Dahl terms.
-WEFT_HD inline BodyBlock rodJointBendTwistBlock(bool solvingParent, const JointEnd& parent,
-                                                const JointEnd& child, const RodJoint& joint,
-                                                const RodStepTerms& step,
-                                                const RodMultipliers& lambda, float h) {
-  BodyBlock block;
-  const RodMaterial& mat = joint.material;
-  const RodCoefficients& alm = step.alm;
+  // Bend/twist: τ = −Jᵀψ, H_aa = Jᵀ·diag(H_d)·J.
   const Vec3 kAng{alm.bend.kEff, alm.bend.kEff, alm.twist.kEff};
   const Vec3 kdAng{mat.bendDamping, mat.bendDamping, mat.twistDamping};
   const bool angularActive = kAng.x > 0.0f || kAng.z > 0.0f || kdAng.x > 0.0f || kdAng.z > 0.0f ||
                              !(step.dahlSigma0 == Vec3{}) || !(step.dahlCFric == Vec3{});
   if (angularActive) {
-    const RodFrames f = rodFrames(parent.pose, child.pose, joint.parentAnchor, joint.childAnchor);
-    const float invH = 1.0f / h;
     const Vec3 kappa = rodStrain(f, joint.rest).kappa;
     const Vec3 dk = rodStrainDifference(kappa, step.start.kappa);
     const Vec3 c = kappa - step.start.kappa * step.alpha;
@@ -427,18 +414,6 @@ WEFT_HD inline BodyBlock rodJointBendTwistBlock(bool solvingParent, const JointE
       for (int col = 0; col < 3; ++col) hdJ(i, col) *= hd[i];
     block.haa += Jt * hdJ;
   }
-  return block;
-}
-
-/// The ROD joint's contribution to the Newton block of the parent (solvingParent) or the child,
-/// at the current poses of both ends (§5.6.1, §5.6.2): stretch/shear plus bend/twist. Zero for
-/// groups with neither stiffness nor damping. `h` is the step [s].
-WEFT_HD inline BodyBlock rodJointBlock(bool solvingParent, const JointEnd& parent,
-                                       const JointEnd& child, const RodJoint& joint,
-                                       const RodStepTerms& step, const RodMultipliers& lambda,
-                                       float h) {
-  BodyBlock block = rodJointStretchShearBlock(solvingParent, parent, child, joint, step, lambda, h);
-  block += rodJointBendTwistBlock(solvingParent, parent, child, joint, step, lambda, h);
   return block;
 }
 

@@ -223,10 +223,6 @@ struct EdgeCollidingEdgesDetectionStackless {
   }
 };
 
-/// Stack entries per lane of the cooperative traversal: 32 ints = 128 B of shared memory per
-/// lane, about the reference's 132 B per thread.
-inline constexpr int kCooperativeStackIntsPerLane = 32;
-
 /// A group of lanes per vertex walks the triangle tree together (bvhQueryGroup) and tests the
 /// overlapping triangles in parallel; the accepted triangles are then written in BVH preorder
 /// (bvhWriteSortedPrimitives), so the lists equal the one-thread traversals' for every group

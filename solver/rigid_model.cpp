@@ -178,10 +178,10 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
     maxJointsPerBody =
         std::max(maxJointsPerBody, desc.jointOffsets[size_t(b) + 1] - desc.jointOffsets[size_t(b)]);
   }
-  if (1 + 2 * maxJointsPerBody + SolveRigidBodyTile::kContactParts > kMaxTileParts)
+  if (1 + maxJointsPerBody + SolveRigidBodyTile::kContactParts > kMaxTileParts)
     throw Error("a rigid body has " + std::to_string(maxJointsPerBody) +
                 " joints; the body solve takes at most " +
-                std::to_string((kMaxTileParts - 1 - SolveRigidBodyTile::kContactParts) / 2));
+                std::to_string(kMaxTileParts - 1 - SolveRigidBodyTile::kContactParts));
   if (hColor.empty()) hColor.push_back(0);
   bodyColor = DeviceBuffer<int>(device, hColor);
 }

@@ -262,7 +262,7 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
     case KernelId::apply_planar_truncation_parallel_by_collision:
       return 8;  // lanes per primitive (the reference uses 4 threads)
     case KernelId::solve_rigid_body_tile:
-      return 8;  // a cable body's parts: inertia, 2 × 2 joint halves, a few contact runs
+      return 32;  // one round for a body's parts (inertia, joints, up to 16 contact runs)
     default:
       break;
   }

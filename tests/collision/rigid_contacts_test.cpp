@@ -29,6 +29,7 @@
 #include "kernels/runtime/buffer.h"
 #include "kernels/runtime/errors.h"
 #include "test_support.h"
+#include "tuning/launch_table.h"
 
 namespace weft {
 namespace {
@@ -1136,6 +1137,46 @@ TEST(RigidContactDetector, DetectionIsDeterministic) {
   EXPECT_GT(a.rowCount, 300);
   EXPECT_TRUE(sameDetection(a, again));
   EXPECT_TRUE(sameDetection(a, b));
+}
+
+/// The cooperative broad phase (a group of lanes per shape) against the one-thread walk: the same
+/// partner lists, hence the same rows, on `device` (on CUDA for every group size the table may
+/// pick).
+void checkCooperativeBroadPhaseEqualsOneThread(Device& device) {
+  const Scene s = filteredScene();
+  const DeviceScene d(device, s);
+  RigidContactDetectorSettings one = largeSettings(), cooperative = largeSettings();
+  one.cooperativeBroadPhase = false;
+  cooperative.cooperativeBroadPhase = true;
+  RigidContactDetector a(device, d.shapes(), d.bodies(), d.filterView(), one, d.bodyPose.data());
+  const std::vector<Transform> poses = movedPoses(s, 700, 0.2f);
+  const Detection reference = detectAt(device, a, poses);
+  EXPECT_GT(reference.rowCount, 300);
+  const std::vector<int> sizes =
+      device.isCuda()
+          ? std::vector<int>(launchSizes(KernelId::rigid_broad_phase_cooperative).begin(),
+                             launchSizes(KernelId::rigid_broad_phase_cooperative).end())
+          : std::vector<int>{1};
+  for (int size : sizes) {
+    SCOPED_TRACE("lanes " + std::to_string(size));
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::rigid_broad_phase_cooperative, size);
+    device.setLaunchPolicy(policy);
+    RigidContactDetector b(device, d.shapes(), d.bodies(), d.filterView(), cooperative,
+                           d.bodyPose.data());
+    EXPECT_TRUE(sameDetection(reference, detectAt(device, b, poses)));
+  }
+  device.setLaunchPolicy(LaunchPolicy{});
+}
+
+TEST(RigidContactDetector, CooperativeBroadPhaseEqualsOneThreadOnCpu) {
+  auto cpu = test::openCpu();
+  checkCooperativeBroadPhaseEqualsOneThread(*cpu);
+}
+
+TEST(RigidContactDetector, CooperativeBroadPhaseEqualsOneThreadOnCudaForEveryGroupSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  checkCooperativeBroadPhaseEqualsOneThread(*gpu);
 }
 
 /// Tiny capacities: the status reports the true counts of what was evaluated, nothing stored is

@@ -1,9 +1,9 @@
 // The fused launches of the rigid substep (kernels/avbd.cuh) against the plain algorithm they
 // replace: solve_rigid_body_tile over the colors equals a host Gauss–Seidel over colors in which a
 // body's contact partners of its own color are seen at their poses from before the color (the
-// reference's separate accumulation launch) and everything else at its latest pose, with the whole
-// rodJointBlock instead of its two halves; and the contact warm start after a detection restores
-// the matched row's multiplier as warmStartLambda says (normal part only for sticky contacts).
+// reference's separate accumulation launch) and everything else at its latest pose; and the
+// contact warm start after a detection restores the matched row's multiplier as warmStartLambda
+// says (normal part only for sticky contacts).
 #include <gtest/gtest.h>
 
 #include <vector>
