@@ -359,7 +359,7 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
   gpu->setLaunchPolicy(LaunchPolicy{});
   const auto reference = runPile(*gpu, pileOptions(), 6);
   for (KernelId id :
-       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase,
+       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_cooperative,
         KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
         KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
         KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,

@@ -129,7 +129,7 @@ TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
   const int iterations = scene.rigidSolver.iterations;
   // Substep 0 detects contacts (pile: every substep) and matches them to the previous detection.
   for (KernelId id :
-       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase,
+       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_cooperative,
         KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
         KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
         KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,
