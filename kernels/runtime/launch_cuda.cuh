@@ -21,7 +21,6 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <string>
 #include <type_traits>
 
@@ -136,31 +135,13 @@ struct GroupsBody {
 
 // ---- One named __global__ entry point per kernel ----------------------------------------------
 
-namespace weft::detail {
-
-/// Programmatic dependent launch (Hopper and later; launchEntry below): waits until the grid this
-/// one depends on has completed and its memory is visible, then lets the next grid in the stream
-/// be scheduled, so that its launch overlaps this grid's run instead of following its end. Every
-/// entry point calls it before touching memory, so each kernel still sees everything before it
-/// (the wait is transitive: a grid completes only after its own wait returned). A no-op before
-/// sm_90 and when the grid was launched without the attribute.
-__device__ __forceinline__ void waitForPreviousGridThenReleaseNext() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
-}
-
-}  // namespace weft::detail
-
 namespace weft::gpu {
 // No __launch_bounds__: it would cap the registers of every body (1024 threads: 64 registers),
-// and the heavy kernels (solve_rigid_body_tile) need more; a block too large for a kernel's
-// registers is caught by checkLaunchFits instead.
+// and the heavy kernels (solve_rigid_body) need more; a block too large for a kernel's registers
+// is caught by checkLaunchFits instead.
 #define WEFT_DEFINE_KERNEL_ENTRY(name, kind)                       \
   template <class Body, class K>                                   \
   __global__ void name(const K kernel, int count, int parameter) { \
-    ::weft::detail::waitForPreviousGridThenReleaseNext();          \
     Body::template run<K>(kernel, count, parameter);               \
   }
 WEFT_KERNELS(WEFT_DEFINE_KERNEL_ENTRY)
@@ -186,44 +167,6 @@ WEFT_KERNELS(WEFT_DEFINE_KERNEL_ENTRY_TRAIT)
 template <class Body, class K>
 constexpr auto entryOf() {
   return KernelEntry<K::kId>::template get<Body, K>();
-}
-
-/// Whether launches carry the programmatic-stream-serialization attribute: on compute capability
-/// 9.0 and later, unless WEFT_PROGRAMMATIC_LAUNCH=0 (for before/after measurements). Read once.
-inline bool programmaticLaunchEnabled() {
-  static const bool enabled = [] {
-    if (const char* env = std::getenv("WEFT_PROGRAMMATIC_LAUNCH"); env && std::string(env) == "0")
-      return false;
-    int device = 0, major = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-      cudaGetLastError();
-      return false;
-    }
-    return major >= 9;
-  }();
-  return enabled;
-}
-
-/// Launches an entry point with programmatic dependent launch (when enabled): the next kernel in
-/// the stream (or the captured graph) may be scheduled while this one runs and waits at its
-/// entry (waitForPreviousGridThenReleaseNext) instead of after this one's end, which hides most
-/// of the per-launch gap of the short dependent phases (docs/PERFORMANCE.md). Errors are left for
-/// Device::checkLaunch (cudaGetLastError), as with <<<>>>.
-template <class... Params, class... Args>
-void launchEntry(void (*entry)(Params...), int grid, int block, size_t sharedBytes,
-                 cudaStream_t stream, const Args&... args) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(unsigned(grid));
-  config.blockDim = dim3(unsigned(block));
-  config.dynamicSmemBytes = sharedBytes;
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = programmaticLaunchEnabled() ? 1 : 0;
-  cudaLaunchKernelEx(&config, entry, args...);
 }
 
 /// Shared memory a block may use without opting in to more (cudaFuncSetAttribute), as the
@@ -303,11 +246,11 @@ int launchElementsOnCuda(void* stream, int count, int block, const K& kernel) {
     constexpr auto entry = entryOf<ElementsWithScratchBody, K>();
     const size_t bytes = size_t(block) * K::kSharedBytesPerThread;
     checkLaunchFits<entry>(K::kId, block, bytes);
-    launchEntry(entry, grid, block, bytes, s, kernel, count, 0);
+    entry<<<grid, block, bytes, s>>>(kernel, count, 0);
   } else {
     constexpr auto entry = entryOf<ElementsBody, K>();
     checkLaunchFits<entry>(K::kId, block, 0);
-    launchEntry(entry, grid, block, 0, s, kernel, count, 0);
+    entry<<<grid, block, 0, s>>>(kernel, count, 0);
   }
   return grid;
 }
@@ -352,7 +295,7 @@ int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {
   dispatchSize<8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
     constexpr auto entry = entryOf<TilesBody<decltype(t)::value>, K>();
     checkLaunchFits<entry>(K::kId, tile * tilesPerBlock, sharedBytes);
-    launchEntry(entry, grid, tile * tilesPerBlock, sharedBytes, s, kernel, count, slotsPerTile);
+    entry<<<grid, tile * tilesPerBlock, sharedBytes, s>>>(kernel, count, slotsPerTile);
   });
   return grid;
 }
@@ -382,7 +325,7 @@ int launchGroupsOnCuda(void* stream, int count, int lanes, const K& kernel) {
   dispatchSize<1, 2, 4, 8, 16, 32>(lanes, "lanes per item", [&](auto g) {
     constexpr auto entry = entryOf<GroupsBody<decltype(g)::value>, K>();
     checkLaunchFits<entry>(K::kId, kGroupBlockThreads, groupSharedBytes<K>());
-    launchEntry(entry, grid, kGroupBlockThreads, groupSharedBytes<K>(), s, kernel, count, 0);
+    entry<<<grid, kGroupBlockThreads, groupSharedBytes<K>(), s>>>(kernel, count, 0);
   });
   return grid;
 }
