@@ -57,8 +57,12 @@ WEFT_HD inline Vec3 operator*(const Vec3& a, float s) {
 WEFT_HD inline Vec3 operator*(float s, const Vec3& a) {
   return {a.x * s, a.y * s, a.z * s};
 }
+/// a · (1/s): one division instead of three. Besides being shorter, this keeps zero components
+/// off the GPU's slow division path (an IEEE division with a zero dividend leaves the fast
+/// reciprocal sequence; axis-aligned cables have many exact zeros).
 WEFT_HD inline Vec3 operator/(const Vec3& a, float s) {
-  return {a.x / s, a.y / s, a.z / s};
+  const float r = 1.0f / s;
+  return {a.x * r, a.y * r, a.z * r};
 }
 WEFT_HD inline bool operator==(const Vec3& a, const Vec3& b) {
   return a.x == b.x && a.y == b.y && a.z == b.z;
@@ -242,8 +246,8 @@ WEFT_HD inline Vec3 rotateInverse(const Quat& q, const Vec3& v) {
   return rotate(conjugate(q), v);
 }
 WEFT_HD inline Quat normalize(const Quat& q) {
-  const float n = sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
-  return {q.x / n, q.y / n, q.z / n, q.w / n};
+  const float r = 1.0f / sqrtf(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+  return {q.x * r, q.y * r, q.z * r, q.w * r};
 }
 WEFT_HD inline Mat33 rotationMatrix(const Quat& q) {
   Mat33 r;

@@ -110,21 +110,25 @@ WEFT_HD inline void solveBodyBlock(const BodyBlock& b, Vec3& dx, Vec3& dtheta) {
     for (int j = 0; j < 3; ++j) A[i + 3][j] = b.hal(i, j);
     A[i + 3][i + 3] += reg;
   }
-  // LDLᵀ in place: L below the diagonal (unit diagonal implied), D on the diagonal.
+  // LDLᵀ in place: L below the diagonal (unit diagonal implied), D on the diagonal. Divisions go
+  // through 1/d (six instead of 21; many entries are exact zeros, which an IEEE division sends
+  // down the GPU's slow path).
+  float invD[6];
   for (int j = 0; j < 6; ++j) {
     float d = A[j][j];
     for (int k = 0; k < j; ++k) d -= A[j][k] * A[j][k] * A[k][k];
     A[j][j] = d;
+    invD[j] = 1.0f / d;
     for (int i = j + 1; i < 6; ++i) {
       float l = A[i][j];
       for (int k = 0; k < j; ++k) l -= A[i][k] * A[j][k] * A[k][k];
-      A[i][j] = l / d;
+      A[i][j] = l * invD[j];
     }
   }
   float y[6] = {b.force.x, b.force.y, b.force.z, b.torque.x, b.torque.y, b.torque.z};
   for (int i = 0; i < 6; ++i)
     for (int k = 0; k < i; ++k) y[i] -= A[i][k] * y[k];
-  for (int i = 0; i < 6; ++i) y[i] /= A[i][i];
+  for (int i = 0; i < 6; ++i) y[i] *= invD[i];
   for (int i = 5; i >= 0; --i)
     for (int k = i + 1; k < 6; ++k) y[i] -= A[k][i] * y[k];
   dx = {y[0], y[1], y[2]};

@@ -21,6 +21,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstring>
 #include <string>
 #include <type_traits>
 
@@ -80,10 +81,25 @@ struct ElementsWithScratchBody {
   }
 };
 
+/// `value` of the lane `delta` above within the same `width`-lane segment of the warp (lanes of
+/// `mask`; a trivially copyable struct, shuffled word by word).
+template <class T>
+__device__ T shuffleDown(const T& value, int delta, unsigned mask, int width) {
+  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % sizeof(unsigned) == 0);
+  unsigned words[sizeof(T) / sizeof(unsigned)];
+  memcpy(words, &value, sizeof(T));
+  for (unsigned& w : words) w = __shfl_down_sync(mask, w, unsigned(delta), width);
+  T out;
+  memcpy(&out, words, sizeof(T));
+  return out;
+}
+
 /// Tiles of kTile lanes, blockDim.x / kTile of them per block, one item each. The lanes fill the
 /// tile's shared-memory slots with the item's parts (zero past the count, up to the next power
 /// of two), a pairwise tree sums the slots in an order that depends only on the part count, and
-/// rank 0 finishes the item. `slotsPerTile` = maxParts rounded up to a power of two.
+/// rank 0 finishes the item. `slotsPerTile` = maxParts rounded up to a power of two. A tile of at
+/// most 32 lanes whose item has no more (padded) parts than lanes runs the same tree with warp
+/// shuffles instead of shared memory.
 template <int kTile>
 struct TilesBody {
   template <class K>
@@ -107,6 +123,21 @@ struct TilesBody {
     const int parts = kernel.partCount(item);
     int width = 1;
     while (width < parts) width *= 2;
+    if constexpr (kTile <= 32) {
+      if (width <= kTile) {
+        // One slot per lane: the same pairwise tree in registers, slot s += slot s + stride as a
+        // shuffle from lane s + stride (bit-identical to the shared-memory tree below).
+        const int base = int(threadIdx.x) & 31 & ~(kTile - 1);
+        const unsigned mask = kTile == 32 ? 0xffffffffu : ((1u << kTile) - 1u) << base;
+        Part value = lane < parts ? kernel.part(item, lane) : Part{};
+        for (int stride = width / 2; stride > 0; stride /= 2) {
+          const Part other = shuffleDown(value, stride, mask, kTile);
+          if (lane < stride) value += other;
+        }
+        if (lane == 0) kernel.finish(item, value);
+        return;
+      }
+    }
     for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
     sync();
     for (int stride = width / 2; stride > 0; stride /= 2) {
