@@ -123,13 +123,24 @@ struct TilesBody {
     const int parts = kernel.partCount(item);
     int width = 1;
     while (width < parts) width *= 2;
+    // A tile of at most 32 lanes whose parts fit one round keeps them in registers and runs the
+    // tree with shuffles; otherwise in shared memory. part() has one call site either way, so
+    // the compiler treats its arithmetic alike for every tile size (bit-identical sums).
+    const bool inRegisters = kTile <= 32 && width <= kTile;
+    Part value{};
+    for (int s = lane; s < width; s += kTile) {
+      const Part p = s < parts ? kernel.part(item, s) : Part{};
+      if (inRegisters)
+        value = p;
+      else
+        slots[s] = p;
+    }
     if constexpr (kTile <= 32) {
-      if (width <= kTile) {
-        // One slot per lane: the same pairwise tree in registers, slot s += slot s + stride as a
-        // shuffle from lane s + stride (bit-identical to the shared-memory tree below).
+      if (inRegisters) {
+        // slot s += slot s + stride as a shuffle from lane s + stride: the shared-memory tree's
+        // order.
         const int base = int(threadIdx.x) & 31 & ~(kTile - 1);
         const unsigned mask = kTile == 32 ? 0xffffffffu : ((1u << kTile) - 1u) << base;
-        Part value = lane < parts ? kernel.part(item, lane) : Part{};
         for (int stride = width / 2; stride > 0; stride /= 2) {
           const Part other = shuffleDown(value, stride, mask, kTile);
           if (lane < stride) value += other;
@@ -138,7 +149,6 @@ struct TilesBody {
         return;
       }
     }
-    for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
     sync();
     for (int stride = width / 2; stride > 0; stride /= 2) {
       for (int s = lane; s < stride; s += kTile) slots[s] += slots[s + stride];
