@@ -165,8 +165,10 @@ void RigidContactDetector::sortBodyKeys() {
 
 void RigidContactDetector::detect(const Transform* bodyPoses) {
   const int n = shapes_.numShapes;
-  // Boxes and tree.
-  if (settings_.refitOnly) {
+  // Boxes and tree (none for few shapes: all pairs).
+  if (usesAllPairs()) {
+    computeShapeBoxes(bodyPoses);
+  } else if (settings_.refitOnly) {
     computeShapeBoxes(bodyPoses);
     bvh_->refit(leafLowers_.data(), leafUppers_.data());
   } else {
@@ -189,7 +191,9 @@ void RigidContactDetector::detect(const Transform* bodyPoses) {
                               filter_.count,
                               pairs,
                               status()};
-  if (settings_.cooperativeBroadPhase)
+  if (usesAllPairs())
+    launch(device_, n, RigidBroadPhaseAllPairs{query, numTreeShapes()});
+  else if (settings_.cooperativeBroadPhase)
     launchGroup(device_, n, RigidBroadPhaseCooperative{query, pairHits_.data()});
   else
     launch(device_, n, query);

@@ -4,14 +4,15 @@
 //
 // detect(bodyPoses) runs, all on the device's stream:
 //   shape world poses and boxes → LBVH build (or refit) over the non-plane shapes → each shape's
-//   partner list (tree query, then every plane) → narrow phase counts → exclusive sum over shapes
+//   partner list (tree query, then every plane; with at most allPairsShapes tree shapes no tree:
+//   every box against every box) → narrow phase counts → exclusive sum over shapes
 //   → rows → per-body lists (keys, radix sort, gather).
 // It allocates nothing and reads nothing back, so it can run inside a captured CUDA graph, and
 // its output is deterministic: rows are grouped by the querying shape (the lower-indexed one of a
-// pair, the non-plane one of a plane pair) in shape order, within a shape in BVH preorder then
-// plane order, within a pair in candidate order; each body's list is its rows in ascending order.
-// The same on both backends, bit for bit (the device code is compiled without FMA contraction,
-// and the tree is bit-identical, collision/lbvh.h).
+// pair, the non-plane one of a plane pair) in shape order, within a shape in BVH preorder (shape
+// order with the all-pairs broad phase) then plane order, within a pair in candidate order; each
+// body's list is its rows in ascending order. The same on both backends, bit for bit (the device
+// code is compiled without FMA contraction, and the tree is bit-identical, collision/lbvh.h).
 //
 // Capacities never lose anything silently: each shape owns `pairCapacity` partner slots and the
 // rows have `rowCapacity` slots; the true counts are always computed and their maxima go to the
@@ -62,6 +63,9 @@ struct RigidContactDetectorSettings {
                            // rebuildTree() now and then: refit quality degrades with motion)
   bool cooperativeBroadPhase = true;  // a group of lanes per shape query (lanes from the
                                       // launch table); false: one thread per shape. Same lists.
+  int allPairsShapes = 512;           // at most this many tree shapes: every shape tests every box
+                             // (rigid_broad_phase_all_pairs) instead of building and querying
+                             // the LBVH; the same pairs, listed in shape order. 0: always the tree
 };
 
 class RigidContactDetector {
@@ -108,6 +112,9 @@ class RigidContactDetector {
   int numShapes() const { return shapes_.numShapes; }
   int numBodies() const { return bodies_.numBodies; }
   int numPlanes() const { return int(planeShapes_.size()); }
+  int numTreeShapes() const { return int(leafLowers_.size()); }
+  /// Whether detect() uses the all-pairs broad phase (few shapes) instead of the tree.
+  bool usesAllPairs() const { return numTreeShapes() <= settings_.allPairsShapes; }
 
  private:
   void computeShapeBoxes(const Transform* bodyPoses);

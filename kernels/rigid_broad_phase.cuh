@@ -13,6 +13,8 @@
 //       partner list (capacity slots, true count always) and raises the status maximum.
 //   rigid_broad_phase_cooperative   the same lists, a group of lanes walking each shape's query
 //       together (the default; RigidContactDetectorSettings::cooperativeBroadPhase).
+//   rigid_broad_phase_all_pairs     the same pairs without a tree for scenes of at most
+//       RigidContactDetectorSettings::allPairsShapes tree shapes (partners in shape order).
 //   rigid_narrow_phase_count        one thread per shape: the narrow phase on each of its pairs,
 //       counting admitted candidates (distance − (margin_a + margin_b) ≤ gap_a + gap_b).
 //   (exclusive sum of the counts over shapes → each shape's first row)
@@ -229,6 +231,36 @@ struct RigidBroadPhase {
       ++count;
     });
     finish(a, count);
+  }
+};
+
+/// rigid_broad_phase_all_pairs: the same pairs without a tree, for scenes of few shapes (the
+/// detector's allPairsShapes setting): shape a tests the leaf box of every tree slot in slot order
+/// (its partners come out in shape order instead of the tree's preorder), then the planes. One
+/// kernel instead of the tree build and query (≈ 7 launches), whose fixed costs dominate below a
+/// few hundred shapes.
+struct RigidBroadPhaseAllPairs {
+  static constexpr KernelId kId = KernelId::rigid_broad_phase_all_pairs;
+
+  RigidBroadPhase query;  // its bvh is not read
+  int numTreeShapes;
+
+  WEFT_HD void operator()(int a) const {
+    const int leaf = query.shapeLeaf[a];
+    if (leaf < 0) {
+      query.pairs.counts[a] = 0;
+      return;
+    }
+    const Vec3 lower = query.leafLowers[leaf], upper = query.leafUppers[leaf];
+    int count = 0;
+    for (int other = 0; other < numTreeShapes; ++other) {
+      if (!boxesOverlap(query.leafLowers[other], query.leafUppers[other], lower, upper)) continue;
+      if (!query.accepts(a, other)) continue;
+      if (count < query.pairs.capacity)
+        query.pairs.items[a * query.pairs.capacity + count] = query.leafShape[other];
+      ++count;
+    }
+    query.finish(a, count);
   }
 };
 

@@ -1046,6 +1046,13 @@ RigidContactDetectorSettings largeSettings() {
   RigidContactDetectorSettings settings;
   settings.pairCapacity = 256;
   settings.rowCapacity = 20000;
+  settings.allPairsShapes = 0;  // the tree path (the all-pairs tests below set their own)
+  return settings;
+}
+
+RigidContactDetectorSettings allPairsSettings() {
+  RigidContactDetectorSettings settings = largeSettings();
+  settings.allPairsShapes = 1 << 20;
   return settings;
 }
 
@@ -1139,6 +1146,43 @@ TEST(RigidContactDetector, DetectionIsDeterministic) {
   EXPECT_TRUE(sameDetection(a, b));
 }
 
+TEST(RigidContactDetector, AllPairsBroadPhaseRowsEqualBruteForceWithoutATree) {
+  const Scene s = filteredScene();
+  auto cpu = test::openCpu();
+  const DeviceScene d(*cpu, s);
+  RigidContactDetector detector(*cpu, d.shapes(), d.bodies(), d.filterView(), allPairsSettings(),
+                                d.bodyPose.data());
+  ASSERT_TRUE(detector.usesAllPairs());
+  for (int frame = 0; frame < 3; ++frame) {
+    SCOPED_TRACE("frame " + std::to_string(frame));
+    const std::vector<Transform> poses =
+        frame == 0 ? s.bodyPose : movedPoses(s, 800 + frame, 0.2f * frame);
+    const Detection got = detectAt(*cpu, detector, poses);
+    EXPECT_GT(got.rowCount, 300);
+    expectMatchesBruteForce(s, poses, got);
+    expectBodyLists(s, got);
+  }
+}
+
+TEST(RigidContactDetector, AllPairsBroadPhaseCudaEqualsCpuBitForBit) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  const Scene s = filteredScene();
+  const DeviceScene onCpu(*cpu, s), onGpu(*gpu, s);
+  RigidContactDetector c(*cpu, onCpu.shapes(), onCpu.bodies(), onCpu.filterView(),
+                         allPairsSettings(), onCpu.bodyPose.data());
+  RigidContactDetector g(*gpu, onGpu.shapes(), onGpu.bodies(), onGpu.filterView(),
+                         allPairsSettings(), onGpu.bodyPose.data());
+  for (int frame = 0; frame < 3; ++frame) {
+    SCOPED_TRACE("frame " + std::to_string(frame));
+    const std::vector<Transform> poses =
+        frame == 0 ? s.bodyPose : movedPoses(s, 900 + frame, 0.2f * frame);
+    const Detection a = detectAt(*cpu, c, poses), b = detectAt(*gpu, g, poses);
+    EXPECT_TRUE(sameDetection(a, b));
+    expectMatchesBruteForce(s, poses, b);
+  }
+}
+
 /// The cooperative broad phase (a group of lanes per shape) against the one-thread walk: the same
 /// partner lists, hence the same rows, on `device` (on CUDA for every group size the table may
 /// pick).
@@ -1181,7 +1225,12 @@ TEST(RigidContactDetector, CooperativeBroadPhaseEqualsOneThreadOnCudaForEveryGro
 
 /// Tiny capacities: the status reports the true counts of what was evaluated, nothing stored is
 /// wrong, and growing until everything fits reproduces the large-capacity detection bit for bit.
-void checkOverflowAndGrowth(const Device& device) {
+void checkOverflowAndGrowth(const Device& device, int allPairsShapes) {
+  const auto largeSettings = [&] {
+    RigidContactDetectorSettings settings = ::weft::largeSettings();
+    settings.allPairsShapes = allPairsShapes;
+    return settings;
+  };
   const Scene s = filteredScene();
   const DeviceScene d(device, s);
   const std::vector<Transform> poses = movedPoses(s, 500, 0.1f);
@@ -1194,6 +1243,7 @@ void checkOverflowAndGrowth(const Device& device) {
   ASSERT_GT(partners, 1);
 
   RigidContactDetectorSettings tiny;
+  tiny.allPairsShapes = allPairsShapes;
   tiny.pairCapacity = 1;
   tiny.rowCapacity = 1;
   {
@@ -1262,12 +1312,18 @@ void checkOverflowAndGrowth(const Device& device) {
 }
 
 TEST(RigidContactDetector, OverflowIsReportedAndGrowToFitRecoversEverythingOnCpu) {
-  checkOverflowAndGrowth(*test::openCpu());
+  for (int allPairsShapes : {0, 1 << 20}) {
+    SCOPED_TRACE(allPairsShapes ? "all pairs" : "tree");
+    checkOverflowAndGrowth(*test::openCpu(), allPairsShapes);
+  }
 }
 
 TEST(RigidContactDetector, OverflowIsReportedAndGrowToFitRecoversEverythingOnCuda) {
   WEFT_REQUIRE_CUDA(gpu);
-  checkOverflowAndGrowth(*gpu);
+  for (int allPairsShapes : {0, 1 << 20}) {
+    SCOPED_TRACE(allPairsShapes ? "all pairs" : "tree");
+    checkOverflowAndGrowth(*gpu, allPairsShapes);
+  }
 }
 
 TEST(RigidContactDetector, CudaEqualsCpuBitForBit) {
