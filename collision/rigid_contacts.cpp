@@ -192,7 +192,7 @@ void RigidContactDetector::detect(const Transform* bodyPoses) {
                               pairs,
                               status()};
   if (usesAllPairs())
-    launch(device_, n, RigidBroadPhaseAllPairs{query, numTreeShapes()});
+    launchGroup(device_, n, RigidBroadPhaseAllPairs{query, numTreeShapes()});
   else if (settings_.cooperativeBroadPhase)
     launchGroup(device_, n, RigidBroadPhaseCooperative{query, pairHits_.data()});
   else

@@ -235,32 +235,41 @@ struct RigidBroadPhase {
 };
 
 /// rigid_broad_phase_all_pairs: the same pairs without a tree, for scenes of few shapes (the
-/// detector's allPairsShapes setting): shape a tests the leaf box of every tree slot in slot order
-/// (its partners come out in shape order instead of the tree's preorder), then the planes. One
-/// kernel instead of the tree build and query (≈ 7 launches), whose fixed costs dominate below a
-/// few hundred shapes.
+/// detector's allPairsShapes setting), a group of lanes per shape (launch.h, Group shape): each
+/// round the lanes test the leaf boxes of the next size() tree slots, and the accepted ones are
+/// written in slot order (ballot + prefix count), so a's partners come out in shape order
+/// (instead of the tree's preorder) for every group size; then the planes. One kernel instead
+/// of the tree build and query (≈ 7 launches), whose fixed costs dominate for few shapes.
 struct RigidBroadPhaseAllPairs {
   static constexpr KernelId kId = KernelId::rigid_broad_phase_all_pairs;
+  static constexpr int kSharedIntsPerLane = 1;  // unused (the group needs no shared memory)
 
   RigidBroadPhase query;  // its bvh is not read
   int numTreeShapes;
 
-  WEFT_HD void operator()(int a) const {
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int a) const {
     const int leaf = query.shapeLeaf[a];
     if (leaf < 0) {
-      query.pairs.counts[a] = 0;
+      if (g.rank() == 0) query.pairs.counts[a] = 0;
       return;
     }
     const Vec3 lower = query.leafLowers[leaf], upper = query.leafUppers[leaf];
-    int count = 0;
-    for (int other = 0; other < numTreeShapes; ++other) {
-      if (!boxesOverlap(query.leafLowers[other], query.leafUppers[other], lower, upper)) continue;
-      if (!query.accepts(a, other)) continue;
-      if (count < query.pairs.capacity)
-        query.pairs.items[a * query.pairs.capacity + count] = query.leafShape[other];
-      ++count;
+    const unsigned below = (1u << g.rank()) - 1u;
+    int count = 0;  // uniform over the group
+    for (int first = 0; first < numTreeShapes; first += g.size()) {
+      const int other = first + g.rank();
+      const bool take =
+          other < numTreeShapes &&
+          boxesOverlap(query.leafLowers[other], query.leafUppers[other], lower, upper) &&
+          query.accepts(a, other);
+      const unsigned bits = g.ballot(take);
+      const int slot = count + lbvh_detail::popCount(bits & below);
+      if (take && slot < query.pairs.capacity)
+        query.pairs.items[a * query.pairs.capacity + slot] = query.leafShape[other];
+      count += lbvh_detail::popCount(bits);
     }
-    query.finish(a, count);
+    if (g.rank() == 0) query.finish(a, count);
   }
 };
 

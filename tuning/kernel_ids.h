@@ -66,7 +66,7 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(compute_shape_aabbs, Elementwise)                                                            \
   X(rigid_broad_phase, Elementwise)                                                              \
   X(rigid_broad_phase_cooperative, Group)                                                        \
-  X(rigid_broad_phase_all_pairs, Elementwise)                                                    \
+  X(rigid_broad_phase_all_pairs, Group)                                                          \
   X(rigid_narrow_phase_count, Elementwise)                                                       \
   X(rigid_narrow_phase, Elementwise)                                                             \
   X(build_body_body_contact_lists, Elementwise)                                                  \

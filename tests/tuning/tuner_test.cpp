@@ -127,9 +127,12 @@ TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
   for (const RecordedLaunch& l : launches) perStep[l.record.id] += l.timesPerStep;
   const int colors = int(desc.bodyColorOffsets.size()) - 1;
   const int iterations = scene.rigidSolver.iterations;
-  // Substep 0 detects contacts (pile: every substep) and matches them to the previous detection.
+  // Substep 0 detects contacts (pile: every substep) and matches them to the previous detection;
+  // this small pile's few shapes take the all-pairs broad phase (no tree).
+  EXPECT_EQ(perStep[KernelId::rigid_broad_phase_cooperative], 0);
+  EXPECT_EQ(perStep[KernelId::lbvh_build_hierarchy], 0);
   for (KernelId id :
-       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_cooperative,
+       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_all_pairs,
         KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
         KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
         KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,
