@@ -93,12 +93,12 @@ WEFT_HD inline JointEnd jointEnd(const PoseOf& pose, const RigidBodiesDevice& bo
 
 /// Where a kernel of one color reads the current iterate of a body during the iterations (see
 /// the header): bodies of earlier colors of this iteration from `updated`, all others from
-/// `previous`; the world (−1) is the identity. `updated` is written by the same launch (its own
-/// color), so it is neither const nor restrict: the compiler must not route its loads through
-/// the read-only cache.
+/// `previous`; the world (−1) is the identity. The launch of `color` writes its bodies' new poses
+/// to `updated`, so it is neither const nor restrict: the compiler must not route its loads
+/// through the read-only cache.
 struct IteratePoses {
   const Transform* __restrict__ previous;  // (numBodies) the iterate this iteration started from
-  const Transform* updated;                // (numBodies) this iteration's poses, colors < color
+  Transform* updated;                      // (numBodies) this iteration's poses, colors ≤ color
   const int* __restrict__ bodyColor;       // (numBodies)
   int color;                               // the color being solved
 
@@ -295,7 +295,6 @@ struct SolveRigidBodyTile {
   const RigidContactState* __restrict__ contactState;  // (row capacity)
   const int* __restrict__ colorBodies;                 // this color's bodies
   IteratePoses poses;                                  // current iterates (see the header)
-  Transform* out;                                      // = poses.updated: this color's new poses
   const Transform* __restrict__ startPoses;            // (numBodies)
   const Transform* __restrict__ inertialPoses;         // (numBodies)
   const RodStepTerms* __restrict__ terms;              // (numJoints)
@@ -355,12 +354,12 @@ struct SolveRigidBodyTile {
     const int b = colorBodies[item];
     const Transform pose = poses.previous[b];
     if (!(bodies.mass[b] > 0.0f)) {
-      out[b] = pose;
+      poses.updated[b] = pose;
       return;
     }
     Vec3 dx, dtheta;
     solveBodyBlock(block, dx, dtheta);
-    out[b] = applyIncrement(pose, bodies.com[b], dx, dtheta);
+    poses.updated[b] = applyIncrement(pose, bodies.com[b], dx, dtheta);
   }
 };
 

@@ -198,6 +198,14 @@ struct RigidBroadPhase {
   ShapePairLists pairs;  // out
   RigidContactStatus* __restrict__ status;
 
+  /// Shape a's tree slot, or −1 for a plane (planes query nothing: their empty list is stored
+  /// here; every lane of a group may call it).
+  WEFT_HD int queryLeaf(int a) const {
+    const int leaf = shapeLeaf[a];
+    if (leaf < 0) pairs.counts[a] = 0;
+    return leaf;
+  }
+
   /// Whether tree slot `other` is a partner of shape a (b > a, and the pair may collide).
   WEFT_HD bool accepts(int a, int other) const {
     const int b = leafShape[other];
@@ -219,11 +227,8 @@ struct RigidBroadPhase {
   }
 
   WEFT_HD void operator()(int a) const {
-    const int leaf = shapeLeaf[a];
-    if (leaf < 0) {
-      pairs.counts[a] = 0;
-      return;
-    }
+    const int leaf = queryLeaf(a);
+    if (leaf < 0) return;
     int count = 0;
     bvhQueryStackless(bvh, leafLowers[leaf], leafUppers[leaf], [&](int other) {
       if (!accepts(a, other)) return;
@@ -242,18 +247,15 @@ struct RigidBroadPhase {
 /// of the tree build and query (≈ 7 launches), whose fixed costs dominate for few shapes.
 struct RigidBroadPhaseAllPairs {
   static constexpr KernelId kId = KernelId::rigid_broad_phase_all_pairs;
-  static constexpr int kSharedIntsPerLane = 1;  // unused (the group needs no shared memory)
+  static constexpr int kSharedIntsPerLane = 0;  // no group memory: ballots only
 
   RigidBroadPhase query;  // its bvh is not read
   int numTreeShapes;
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int a) const {
-    const int leaf = query.shapeLeaf[a];
-    if (leaf < 0) {
-      if (g.rank() == 0) query.pairs.counts[a] = 0;
-      return;
-    }
+    const int leaf = query.queryLeaf(a);
+    if (leaf < 0) return;  // uniform over the group
     const Vec3 lower = query.leafLowers[leaf], upper = query.leafUppers[leaf];
     const unsigned below = (1u << g.rank()) - 1u;
     int count = 0;  // uniform over the group
@@ -288,11 +290,8 @@ struct RigidBroadPhaseCooperative {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int a) const {
-    const int leaf = query.shapeLeaf[a];
-    if (leaf < 0) {
-      if (g.rank() == 0) query.pairs.counts[a] = 0;
-      return;
-    }
+    const int leaf = query.queryLeaf(a);
+    if (leaf < 0) return;  // uniform over the group
     const int capacity = query.pairs.capacity;
     int* mine = hits + a * capacity;
     int* out = query.pairs.items + a * capacity;

@@ -109,15 +109,14 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   for (int c = 0; c < model_.numColors; ++c) {
     const int first = model_.colorOffsets[size_t(c)];
     const int count = model_.colorOffsets[size_t(c) + 1] - first;
-    launchTile(device_, count,
-               SolveRigidBodyTile{bodies, joints, detector ? detector->view() : RigidContactsView{},
-                                  detector ? scratch.contactState.data() : nullptr,
-                                  model_.colorBodies.data() + first,
-                                  IteratePoses{previous, updated, model_.bodyColor.data(), c},
-                                  updated, scratch.startPoses.data(), scratch.inertialPoses.data(),
-                                  scratch.jointTerms.data(), scratch.jointLambda.data(),
-                                  model_.maxJointsPerBody, h, options_.frictionEpsilon,
-                                  options_.contactAlpha});
+    launchTile(
+        device_, count,
+        SolveRigidBodyTile{
+            bodies, joints, detector ? detector->view() : RigidContactsView{},
+            detector ? scratch.contactState.data() : nullptr, model_.colorBodies.data() + first,
+            IteratePoses{previous, updated, model_.bodyColor.data(), c}, scratch.startPoses.data(),
+            scratch.inertialPoses.data(), scratch.jointTerms.data(), scratch.jointLambda.data(),
+            model_.maxJointsPerBody, h, options_.frictionEpsilon, options_.contactAlpha});
   }
   UpdateRigidDuals k{};
   if (detector) {

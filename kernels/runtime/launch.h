@@ -27,7 +27,7 @@
 //                 are packed several to a block (launch_cuda.cuh).
 //
 //   Group         struct K { static constexpr KernelId kId = ...;
-//                            static constexpr int kSharedIntsPerLane = ...;
+//                            static constexpr int kSharedIntsPerLane = ...;  // may be 0
 //                            template <class Group>
 //                            WEFT_HD void operator()(const Group& g, int item) const; };
 //                 launchGroup(device, n, K{...}) gives every item a group of G lanes of one warp
@@ -146,7 +146,8 @@ template <class K>
 void runGroupsOnCpu(int count, const K& kernel) {
 #pragma omp parallel if (count >= kCpuSerialThreshold)
   {
-    int memory[K::kSharedIntsPerLane];
+    // kSharedIntsPerLane may be 0 (a group that only votes and shuffles); an array cannot.
+    int memory[K::kSharedIntsPerLane > 0 ? K::kSharedIntsPerLane : 1];
 #pragma omp for schedule(static)
     for (int item = 0; item < count; ++item)
       kernel(SerialGroup{memory, K::kSharedIntsPerLane}, item);

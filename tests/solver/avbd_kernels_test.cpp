@@ -120,12 +120,12 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
   std::vector<Transform> updated(N);
   for (int c = 0; c < model.numColors; ++c) {
     const int first = model.colorOffsets[size_t(c)];
-    launchTile(*cpu, model.colorOffsets[size_t(c) + 1] - first,
-               SolveRigidBodyTile{
-                   bodies, joints, contacts, states.data(), model.colorBodies.data() + first,
-                   IteratePoses{previous.data(), updated.data(), model.bodyColor.data(), c},
-                   updated.data(), start.data(), inertial.data(), terms.data(), lambda.data(),
-                   model.maxJointsPerBody, kH, 1e-2f, 0.0f});
+    launchTile(
+        *cpu, model.colorOffsets[size_t(c) + 1] - first,
+        SolveRigidBodyTile{
+            bodies, joints, contacts, states.data(), model.colorBodies.data() + first,
+            IteratePoses{previous.data(), updated.data(), model.bodyColor.data(), c}, start.data(),
+            inertial.data(), terms.data(), lambda.data(), model.maxJointsPerBody, kH, 1e-2f, 0.0f});
   }
 
   // The plain algorithm: colors in order; a color sees the poses from before it.
