@@ -21,6 +21,9 @@ size_t nodeCount(int numLeaves) {
 size_t internalCount(int numLeaves) {
   return numLeaves > 1 ? size_t(numLeaves - 1) : 0;
 }
+size_t chunkCount(int numLeaves) {
+  return numLeaves > 0 ? size_t((numLeaves + kLbvhRefitChunk - 1) / kLbvhRefitChunk) : 0;
+}
 /// Bits that hold any primitive id 0..numLeaves−1 (at least 1).
 int bitsForPrimitives(int numLeaves) {
   return std::max(1, int(std::bit_width(unsigned(std::max(numLeaves - 1, 0)))));
@@ -47,7 +50,9 @@ Lbvh::Lbvh(const Device& device, int numLeaves)
       nodeParent_(device, nodeCount(numLeaves)),
       nodeEscape_(device, nodeCount(numLeaves)),
       leafPrimitive_(device, size_t(std::max(numLeaves, 0))),
-      arrivals_(device, internalCount(numLeaves)),
+      nodeRangeEnd_(device, internalCount(numLeaves)),
+      chunkLowers_(device, chunkCount(numLeaves)),
+      chunkUppers_(device, chunkCount(numLeaves)),
       sceneBounds_(device, size_t(6)),
       keys_(device, size_t(std::max(numLeaves, 0))),
       sortedKeys_(device, size_t(std::max(numLeaves, 0))) {
@@ -94,7 +99,7 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
   launch(*device_, n,
          LbvhBuildHierarchy{n, (std::uint64_t(1) << primitiveBits_) - 1, sortedKeys_.data(),
                             leafPrimitive_.data(), nodeLeft_.data(), nodeRight_.data(),
-                            nodeParent_.data()});
+                            nodeParent_.data(), nodeRangeEnd_.data()});
   launch(*device_, int(nodeCount(n)),
          LbvhEscapeIndices{nodeLeft_.data(), nodeRight_.data(), nodeParent_.data(),
                            nodeEscape_.data()});
@@ -104,10 +109,13 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
 void Lbvh::refit(const Vec3* leafLowers, const Vec3* leafUppers) {
   const int n = numLeaves_;
   if (n == 0) return;
-  launch(*device_, n,
-         LbvhRefit{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLeft_.data(),
-                   nodeRight_.data(), nodeParent_.data(), arrivals_.data(), nodeLowers_.data(),
-                   nodeUppers_.data()});
+  launchGroup(*device_, int(chunkCount(n)),
+              LbvhRefitLeaves{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLowers_.data(),
+                              nodeUppers_.data(), chunkLowers_.data(), chunkUppers_.data()});
+  if (n > 1)
+    launchGroup(*device_, n - 1,
+                LbvhRefitNodes{n, nodeRangeEnd_.data(), chunkLowers_.data(), chunkUppers_.data(),
+                               nodeLowers_.data(), nodeUppers_.data()});
 }
 
 BvhView Lbvh::view() const {
@@ -124,6 +132,7 @@ LbvhHostCopy Lbvh::download() const {
   host.nodeRight = nodeRight_.download();
   host.nodeParent = nodeParent_.download();
   host.nodeEscape = nodeEscape_.download();
+  host.nodeRangeEnd = nodeRangeEnd_.download();
   host.leafPrimitive = leafPrimitive_.download();
   return host;
 }

@@ -10,7 +10,8 @@
 //                          ordered by primitive id and the tree is the same on every backend
 //                          and every run (bit-identical node arrays).
 //   refit(lowers, uppers)  same topology, new boxes (cheap; quality degrades under large motion,
-//                          so the owner rebuilds now and then).
+//                          so the owner rebuilds now and then): two launches, leaf chunks then
+//                          every internal node from its leaf range, with no bottom-up chain.
 // Leaf boxes are given in primitive order (box p belongs to primitive p) as device pointers; the
 // tree copies them, so the caller may overwrite them afterwards.
 //
@@ -37,6 +38,7 @@ struct LbvhHostCopy {
   std::vector<int> nodeRight;      // (N − 1)
   std::vector<int> nodeParent;     // (2N − 1), root −1
   std::vector<int> nodeEscape;     // (2N − 1)
+  std::vector<int> nodeRangeEnd;   // (N − 1) node i's leaves are those between i and this
   std::vector<int> leafPrimitive;  // (N)
 };
 
@@ -50,7 +52,8 @@ class Lbvh {
   /// Full build from leaf boxes in primitive order: leafLowers[p], leafUppers[p] are device
   /// pointers of numLeaves() boxes. Asynchronous on the device's stream; graph-capturable.
   void build(const Vec3* leafLowers, const Vec3* leafUppers);
-  /// Same topology, new leaf boxes: copies them in and recomputes the internal boxes bottom-up.
+  /// Same topology, new leaf boxes: copies them in and recomputes every internal box as the
+  /// union of its leaf range.
   /// Deterministic (min/max only); graph-capturable. Requires a prior build().
   void refit(const Vec3* leafLowers, const Vec3* leafUppers);
 
@@ -65,14 +68,16 @@ class Lbvh {
   int numLeaves_ = 0;
   int primitiveBits_ = 1;  // key bits below the Morton code
 
-  DeviceBuffer<Vec3> nodeLowers_;            // (2N − 1)
-  DeviceBuffer<Vec3> nodeUppers_;            // (2N − 1)
-  DeviceBuffer<int> nodeLeft_;               // (N − 1)
-  DeviceBuffer<int> nodeRight_;              // (N − 1)
-  DeviceBuffer<int> nodeParent_;             // (2N − 1)
-  DeviceBuffer<int> nodeEscape_;             // (2N − 1)
-  DeviceBuffer<int> leafPrimitive_;          // (N)
-  DeviceBuffer<int> arrivals_;               // (N − 1) refit arrival counters
+  DeviceBuffer<Vec3> nodeLowers_;    // (2N − 1)
+  DeviceBuffer<Vec3> nodeUppers_;    // (2N − 1)
+  DeviceBuffer<int> nodeLeft_;       // (N − 1)
+  DeviceBuffer<int> nodeRight_;      // (N − 1)
+  DeviceBuffer<int> nodeParent_;     // (2N − 1)
+  DeviceBuffer<int> nodeEscape_;     // (2N − 1)
+  DeviceBuffer<int> leafPrimitive_;  // (N)
+  DeviceBuffer<int> nodeRangeEnd_;   // (N − 1) other end of each node's leaf range
+  DeviceBuffer<Vec3> chunkLowers_;   // (⌈N / kLbvhRefitChunk⌉) refit chunk boxes
+  DeviceBuffer<Vec3> chunkUppers_;
   DeviceBuffer<unsigned> sceneBounds_;       // (6) ordered codes of −min and max of the centres
   DeviceBuffer<std::uint64_t> keys_;         // (N) in primitive order
   DeviceBuffer<std::uint64_t> sortedKeys_;   // (N)

@@ -17,9 +17,11 @@
 //                         (Karras 2012, Fig. 4: range direction, range end, split by binary search)
 //   lbvh_escape_indices   reads children and parents; writes each node's escape (walk up until the
 //                         node is a left child: its sibling; the root's is −1)
-//   lbvh_refit            reads leaf boxes, the leaf → primitive map, the tree; writes node boxes:
-//                         leaf boxes copied in, then bottom-up, the second thread to arrive at a
-//                         node (arrival counters, by parity: no reset) computes its box
+//   lbvh_refit_leaves     reads leaf boxes and the leaf → primitive map; writes the leaf nodes'
+//                         boxes and the union of every chunk of 32 consecutive sorted leaves
+//   lbvh_refit_nodes      reads each internal node's leaf range [first, last], the chunk and leaf
+//                         boxes; writes the node's box, the union of the range (no bottom-up
+//                         chain: every node independent)
 // Every box operation is a comparison (selectMin/selectMax), never arithmetic, so boxes are exact
 // and bit-identical on both backends. Centres are taken as lower+upper (the ½ cancels in the
 // normalization), which leaves no a·b+c that nvcc could contract into an FMA on one backend only.
@@ -405,7 +407,8 @@ struct LbvhMortonCodes {
 /// direction d of its key range, the range's other end j (exponential then binary search on the
 /// common-prefix length δ), and the split γ (binary search); its children are γ and γ+1 (leaves
 /// when the range is one key wide on that side). Every item i < N writes leafPrimitive[i]; item 0
-/// writes the root's parent (−1).
+/// writes the root's parent (−1). The range's other end j is kept for the refit (node i's subtree
+/// holds exactly the sorted leaves between i and j).
 struct LbvhBuildHierarchy {
   static constexpr KernelId kId = KernelId::lbvh_build_hierarchy;
 
@@ -416,6 +419,7 @@ struct LbvhBuildHierarchy {
   int* __restrict__ nodeLeft;                    // (numLeaves − 1) out
   int* __restrict__ nodeRight;                   // (numLeaves − 1) out
   int* __restrict__ nodeParent;                  // (2·numLeaves − 1) out, root −1
+  int* __restrict__ nodeRangeEnd;                // (numLeaves − 1) out: j
 
   /// δ(i, j): common prefix length of keys i and j, −1 outside [0, N).
   WEFT_HD int prefix(int i, int j) const {
@@ -436,6 +440,7 @@ struct LbvhBuildHierarchy {
     for (int step = maxLength / 2; step >= 1; step /= 2)
       if (prefix(i, i + (length + step) * d) > minPrefix) length += step;
     const int j = i + length * d;
+    nodeRangeEnd[i] = j;
 
     const int nodePrefix = prefix(i, j);
     int split = 0;
@@ -478,36 +483,131 @@ struct LbvhEscapeIndices {
   }
 };
 
-/// One thread per leaf: copies its box in, then walks up; at each parent the first arrival stops
-/// and the second (whose sibling is complete) writes the union of the two children.
-struct LbvhRefit {
-  static constexpr KernelId kId = KernelId::lbvh_refit;
+/// Sorted leaves per refit chunk: lbvh_refit_leaves reduces each run of kLbvhRefitChunk
+/// consecutive leaves to one box, so that lbvh_refit_nodes reads at most 2·(chunk − 1) leaf boxes
+/// and ⌈range / chunk⌉ chunk boxes for any node.
+inline constexpr int kLbvhRefitChunk = 32;
+
+namespace lbvh_detail {
+
+/// +0 for ±0: the union of a set holding both is then the same bits whatever order formed it.
+WEFT_HD inline Vec3 canonicalZeros(const Vec3& a) {
+  return {a.x == 0.0f ? 0.0f : a.x, a.y == 0.0f ? 0.0f : a.y, a.z == 0.0f ? 0.0f : a.z};
+}
+
+/// Every lane of the group ends with the union of all lanes' boxes (a butterfly of shuffles;
+/// a lane that saw nothing holds the empty box +∞ / −∞, which selectMin/selectMax ignore), with
+/// zeros made +0: the exact set union, bit-identical for every group size.
+template <class Group>
+WEFT_HD void groupBoxUnion(const Group& g, Vec3& lower, Vec3& upper) {
+  for (int offset = 1; offset < g.size(); offset *= 2) {
+    const int other = g.rank() ^ offset;
+    const Vec3 l{g.shuffle(lower.x, other), g.shuffle(lower.y, other), g.shuffle(lower.z, other)};
+    const Vec3 u{g.shuffle(upper.x, other), g.shuffle(upper.y, other), g.shuffle(upper.z, other)};
+    lower = selectMin(lower, l);
+    upper = selectMax(upper, u);
+  }
+  lower = canonicalZeros(lower);
+  upper = canonicalZeros(upper);
+}
+
+WEFT_HD inline Vec3 emptyLower() {
+  return {INFINITY, INFINITY, INFINITY};
+}
+WEFT_HD inline Vec3 emptyUpper() {
+  return {-INFINITY, -INFINITY, -INFINITY};
+}
+
+}  // namespace lbvh_detail
+
+/// Refit, stage 1 (a group per chunk of kLbvhRefitChunk sorted leaves): copies each leaf's box
+/// into its node and writes the chunk's union. The lanes take leaves rank, rank + G, … (at the
+/// default G = 32, one leaf per lane: consecutive leaf nodes, coalesced writes).
+struct LbvhRefitLeaves {
+  static constexpr KernelId kId = KernelId::lbvh_refit_leaves;
+  static constexpr int kSharedIntsPerLane = 0;
 
   int numLeaves;
   const Vec3* __restrict__ leafLowers;    // (numLeaves) in primitive order
   const Vec3* __restrict__ leafUppers;    // (numLeaves)
   const int* __restrict__ leafPrimitive;  // (numLeaves)
-  const int* __restrict__ nodeLeft;       // (numLeaves − 1)
-  const int* __restrict__ nodeRight;      // (numLeaves − 1)
-  const int* __restrict__ nodeParent;     // (2·numLeaves − 1)
-  int* __restrict__ arrivals;             // (numLeaves − 1) arrival counts, zero at creation
-  Vec3* nodeLowers;                       // (2·numLeaves − 1) out (read back across threads)
-  Vec3* nodeUppers;                       // (2·numLeaves − 1) out
+  Vec3* __restrict__ nodeLowers;          // (2·numLeaves − 1) out: the leaf nodes
+  Vec3* __restrict__ nodeUppers;          // (2·numLeaves − 1)
+  Vec3* __restrict__ chunkLowers;         // (⌈numLeaves / kLbvhRefitChunk⌉) out
+  Vec3* __restrict__ chunkUppers;
 
-  WEFT_HD void operator()(int leaf) const {
-    using lbvh_detail::loadCoherent;
-    const int node = numLeaves - 1 + leaf;
-    const int primitive = leafPrimitive[leaf];
-    nodeLowers[node] = leafLowers[primitive];
-    nodeUppers[node] = leafUppers[primitive];
-    for (int parent = nodeParent[node]; parent >= 0; parent = nodeParent[parent]) {
-      // Every refit adds exactly two arrivals to each internal node, so the first arrival of a
-      // refit always sees an even count: no reset between refits is needed, and replaying this
-      // kernel alone (as the tuner does) behaves exactly like a real refit.
-      if ((atomicArrive(&arrivals[parent]) & 1) == 0) return;
-      const int l = nodeLeft[parent], r = nodeRight[parent];
-      nodeLowers[parent] = selectMin(loadCoherent(&nodeLowers[l]), loadCoherent(&nodeLowers[r]));
-      nodeUppers[parent] = selectMax(loadCoherent(&nodeUppers[l]), loadCoherent(&nodeUppers[r]));
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int chunk) const {
+    const int begin = chunk * kLbvhRefitChunk;
+    const int end = begin + kLbvhRefitChunk < numLeaves ? begin + kLbvhRefitChunk : numLeaves;
+    Vec3 lower = lbvh_detail::emptyLower(), upper = lbvh_detail::emptyUpper();
+    for (int leaf = begin + g.rank(); leaf < end; leaf += g.size()) {
+      const int primitive = leafPrimitive[leaf];
+      const Vec3 lo = leafLowers[primitive], hi = leafUppers[primitive];
+      nodeLowers[numLeaves - 1 + leaf] = lo;
+      nodeUppers[numLeaves - 1 + leaf] = hi;
+      lower = selectMin(lower, lo);
+      upper = selectMax(upper, hi);
+    }
+    lbvh_detail::groupBoxUnion(g, lower, upper);
+    if (g.rank() == 0) {
+      chunkLowers[chunk] = lower;
+      chunkUppers[chunk] = upper;
+    }
+  }
+};
+
+/// Refit, stage 2 (a group per internal node): a node's subtree holds the sorted leaves
+/// [first, last] (Karras: node i's key range, one end of which is i), so its box is the union of
+/// those leaves' boxes, needing no other internal node. The group reads the whole chunks inside
+/// the range from stage 1 and the leaves outside them (at most 2·(kLbvhRefitChunk − 1)), in
+/// parallel, and unites them (groupBoxUnion). There is no bottom-up chain: every node is
+/// independent, where the arrival-counter refit this replaces walked ~30 dependent levels.
+struct LbvhRefitNodes {
+  static constexpr KernelId kId = KernelId::lbvh_refit_nodes;
+  static constexpr int kSharedIntsPerLane = 0;
+
+  int numLeaves;
+  const int* __restrict__ nodeRangeEnd;  // (numLeaves − 1) the other end of node i's leaf range
+  const Vec3* __restrict__ chunkLowers;  // (⌈numLeaves / kLbvhRefitChunk⌉) from stage 1
+  const Vec3* __restrict__ chunkUppers;
+  Vec3* __restrict__ nodeLowers;  // (2·numLeaves − 1) in: leaf nodes (stage 1); out: internal
+  Vec3* __restrict__ nodeUppers;
+
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int node) const {
+    constexpr int C = kLbvhRefitChunk;
+    const int end = nodeRangeEnd[node];
+    const int first = node < end ? node : end, last = node < end ? end : node;
+    // Whole chunks [firstChunk, endChunk); leaves [first, headEnd) before and [tailStart, last]
+    // after them (all of [first, last] when no chunk fits inside).
+    const int firstChunk = (first + C - 1) / C, endChunk = (last + 1) / C;
+    const int chunks = endChunk > firstChunk ? endChunk - firstChunk : 0;
+    const int headEnd = chunks > 0 ? firstChunk * C : last + 1;
+    const int tailStart = chunks > 0 ? endChunk * C : last + 1;
+    const int heads = headEnd - first, items = heads + chunks + (last + 1 - tailStart);
+    const Vec3* leafLowers = nodeLowers + (numLeaves - 1);
+    const Vec3* leafUppers = nodeUppers + (numLeaves - 1);
+    Vec3 lower = lbvh_detail::emptyLower(), upper = lbvh_detail::emptyUpper();
+    for (int k = g.rank(); k < items; k += g.size()) {
+      Vec3 lo, hi;
+      if (k < heads) {
+        lo = leafLowers[first + k];
+        hi = leafUppers[first + k];
+      } else if (k < heads + chunks) {
+        lo = chunkLowers[firstChunk + k - heads];
+        hi = chunkUppers[firstChunk + k - heads];
+      } else {
+        lo = leafLowers[tailStart + k - heads - chunks];
+        hi = leafUppers[tailStart + k - heads - chunks];
+      }
+      lower = selectMin(lower, lo);
+      upper = selectMax(upper, hi);
+    }
+    lbvh_detail::groupBoxUnion(g, lower, upper);
+    if (g.rank() == 0) {
+      nodeLowers[node] = lower;
+      nodeUppers[node] = upper;
     }
   }
 };

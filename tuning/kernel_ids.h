@@ -44,7 +44,8 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(lbvh_morton_codes, Elementwise)                                                              \
   X(lbvh_build_hierarchy, Elementwise)                                                           \
   X(lbvh_escape_indices, Elementwise)                                                            \
-  X(lbvh_refit, Elementwise)                                                                     \
+  X(lbvh_refit_leaves, Group)                                                                    \
+  X(lbvh_refit_nodes, Group)                                                                     \
   /* self-contact detection: shared-memory stack traversal (reference) or stackless (new) */     \
   X(vertex_triangle_collision_detection, Elementwise)                                           \
   X(vertex_triangle_collision_detection_stackless, Elementwise)                                 \

@@ -247,6 +247,28 @@ testing::AssertionResult isValidTree(const LbvhHostCopy& t, const Boxes& boxes) 
       return testing::AssertionFailure()
              << "node " << node << " escape " << t.nodeEscape[node] << ", expected " << expected;
   }
+
+  // Each internal node's range (itself and nodeRangeEnd) is exactly its subtree's leaves: the
+  // refit computes boxes from these ranges alone.
+  if (t.nodeRangeEnd.size() != internal)
+    return testing::AssertionFailure() << "nodeRangeEnd has " << t.nodeRangeEnd.size();
+  std::vector<int> subtreeFirst(nodes), subtreeLast(nodes);
+  for (auto it = preorder.rbegin(); it != preorder.rend(); ++it) {
+    const int node = *it;
+    if (node >= n - 1) {
+      subtreeFirst[node] = subtreeLast[node] = node - (n - 1);
+    } else {
+      subtreeFirst[node] = subtreeFirst[t.nodeLeft[node]];
+      subtreeLast[node] = subtreeLast[t.nodeRight[node]];
+    }
+  }
+  for (int node = 0; node < n - 1; ++node) {
+    const int end = t.nodeRangeEnd[node];
+    if (std::min(node, end) != subtreeFirst[node] || std::max(node, end) != subtreeLast[node])
+      return testing::AssertionFailure()
+             << "node " << node << " range [" << std::min(node, end) << ", " << std::max(node, end)
+             << "], subtree [" << subtreeFirst[node] << ", " << subtreeLast[node] << "]";
+  }
   return testing::AssertionSuccess();
 }
 
@@ -539,6 +561,20 @@ void checkClothMeshes(const Device& device) {
   }
 }
 
+/// Sets a tenth of the box coordinates to −0 or +0 (both signs within a node): a union's zero
+/// sign depends on the order it is formed in, so this checks that the refit's does not.
+void withSignedZeros(std::mt19937& rng, Boxes& boxes) {
+  for (int i = 0; i < boxes.size(); ++i)
+    for (int a = 0; a < 3; ++a)
+      if (uniform(rng, 0.0f, 1.0f) < 0.1f) {
+        const float zero = uniform(rng, 0.0f, 1.0f) < 0.5f ? -0.0f : 0.0f;
+        boxes.lowers[i][a] = std::min(boxes.lowers[i][a], zero);
+        boxes.uppers[i][a] = std::max(boxes.uppers[i][a], zero);
+        if (boxes.lowers[i][a] == 0.0f) boxes.lowers[i][a] = zero;
+        if (boxes.uppers[i][a] == 0.0f) boxes.uppers[i][a] = zero;
+      }
+}
+
 void checkEarlyStop(const Device& device) {
   const unsigned seed = testSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -564,7 +600,8 @@ void checkRefit(const Device& device) {
   const unsigned seed = testSeed();
   SCOPED_TRACE("seed " + std::to_string(seed));
   std::mt19937 rng(seed);
-  for (int n : {1, 2, 257, 5000}) {
+  // Sizes around the refit's 32-leaf chunks, and large.
+  for (int n : {1, 2, 31, 32, 33, 63, 64, 65, 257, 1025, 5000}) {
     SCOPED_TRACE(std::to_string(n) + " triangles");
     Mesh mesh = triangleSoup(rng, n, 6.0f, 0.3f);
     const Boxes before = hostTriangleBoxes(mesh);
@@ -574,7 +611,8 @@ void checkRefit(const Device& device) {
     const LbvhHostCopy built = bvh.download();
 
     for (Vec3& p : mesh.positions) p += uniformVec(rng, -0.5f, 0.5f);
-    const Boxes after = hostTriangleBoxes(mesh);
+    Boxes after = hostTriangleBoxes(mesh);
+    withSignedZeros(rng, after);
     d.lowers.upload(after.lowers);
     d.uppers.upload(after.uppers);
     bvh.refit(d.lowers.data(), d.uppers.data());
@@ -588,7 +626,7 @@ void checkRefit(const Device& device) {
     ASSERT_TRUE(isValidTree(refitted, after));
     expectQueriesMatchBruteForce(device, bvh, after, randomQueries(rng, after, 200));
 
-    // A second refit (arrival counters reset) gives the same bits.
+    // A second refit gives the same bits.
     bvh.refit(d.lowers.data(), d.uppers.data());
     const LbvhHostCopy again = bvh.download();
     ASSERT_EQ(std::memcmp(again.nodeLowers.data(), refitted.nodeLowers.data(),
@@ -611,6 +649,7 @@ void expectIdentical(const LbvhHostCopy& a, const LbvhHostCopy& b) {
   EXPECT_EQ(a.nodeRight, b.nodeRight);
   EXPECT_EQ(a.nodeParent, b.nodeParent);
   EXPECT_EQ(a.nodeEscape, b.nodeEscape);
+  EXPECT_EQ(a.nodeRangeEnd, b.nodeRangeEnd);
   EXPECT_EQ(a.leafPrimitive, b.leafPrimitive);
 }
 
@@ -720,10 +759,33 @@ TEST(Lbvh, CudaBuildIsIdenticalForEveryBlockSize) {
   for (int block : kBlockSizes) {
     SCOPED_TRACE("block " + std::to_string(block));
     LaunchPolicy policy;
-    for (KernelId id :
-         {KernelId::lbvh_scene_bounds, KernelId::lbvh_morton_codes, KernelId::lbvh_build_hierarchy,
-          KernelId::lbvh_escape_indices, KernelId::lbvh_refit})
+    for (KernelId id : {KernelId::lbvh_scene_bounds, KernelId::lbvh_morton_codes,
+                        KernelId::lbvh_build_hierarchy, KernelId::lbvh_escape_indices})
       policy.setOverride(id, block);
+    gpu->setLaunchPolicy(policy);
+    expectIdentical(buildOn(*gpu, boxes), reference);
+  }
+  gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
+// The refit's two group kernels give the same bits for every number of lanes per item, equal to
+// the CPU's one-lane refit, on boxes with zeros of both signs (whose union's sign would depend
+// on the reduction order if the refit did not make it +0).
+TEST(Lbvh, CudaRefitIsIdenticalForEveryGroupSizeAndToCpu) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  const unsigned seed = testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  Boxes boxes = hostTriangleBoxes(triangleSoup(rng, 5000, 5.0f, 0.2f));
+  withSignedZeros(rng, boxes);
+  const LbvhHostCopy reference = buildOn(*cpu, boxes);
+  ASSERT_TRUE(isValidTree(reference, boxes));
+  for (int lanes : kGroupSizes) {
+    SCOPED_TRACE("lanes " + std::to_string(lanes));
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::lbvh_refit_leaves, lanes);
+    policy.setOverride(KernelId::lbvh_refit_nodes, lanes);
     gpu->setLaunchPolicy(policy);
     expectIdentical(buildOn(*gpu, boxes), reference);
   }

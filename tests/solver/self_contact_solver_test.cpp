@@ -206,8 +206,8 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
     }
   };
   for (KernelId id :
-       {KernelId::compute_tri_aabbs, KernelId::compute_edge_aabbs, KernelId::lbvh_refit,
-        KernelId::vertex_triangle_collision_detection_cooperative,
+       {KernelId::compute_tri_aabbs, KernelId::compute_edge_aabbs, KernelId::lbvh_refit_leaves,
+        KernelId::lbvh_refit_nodes, KernelId::vertex_triangle_collision_detection_cooperative,
         KernelId::edge_colliding_edges_detection_cooperative,
         KernelId::collect_triangle_colliding_vertices, KernelId::sort_triangle_colliding_vertices,
         KernelId::solve_elasticity_self_contact_tile, KernelId::count_particle_self_contacts,
