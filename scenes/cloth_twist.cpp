@@ -1,50 +1,51 @@
-// cloth_twist: the reference's cloth_twist (scenes_spec §2, Newton example_cloth_twist.py). A
-// square sheet hangs in the YZ plane with no gravity; its two vertical edges are held and turned
-// about the y axis in opposite senses at π/3 rad/s each, so the sheet winds up into a rope. An
-// extreme self-contact test: the sheet must stay free of self-intersections while it does.
+// cloth_twist: the reference's cloth_twist (scenes_spec §2, Newton 1.8.0 example_cloth_twist.py).
+// A 1.5 m × 1.0 m sheet hangs in the YZ plane with no gravity; its two short edges are held and
+// turned about the y axis in opposite senses at π/3 rad/s each, so the sheet winds up into a
+// rope. An extreme self-contact test: the sheet must stay free of self-intersections while it
+// does.
 //
-// Counts: 50×50 = 2500 particles (2400 free, 100 driven), 4802 triangles, 7301 bending edges,
-// no shapes. Units m, kg, s; gravity 0.
+// Mesh: the reference's own, Warp's square_cloth.usd, shipped as assets/square_cloth.obj
+// (assets/README.md) and compiled in: 50 × 50 vertices (vertex i·50 + j, column j along local x
+// from −75 to 75 cm, row i along local z from −50 to 50 cm), 4802 triangles whose diagonals
+// alternate, placed as the reference places it (scale 0.01, R_z(π/2)), so column j runs along
+// world +y and row i along +z. Counts: 2500 particles (2400 free, 100 driven), 4802 triangles,
+// 7301 bending edges, no shapes. Units m, kg, s; gravity 0.
 // Settings, all the reference's: 60 fps, 10 substeps (dt = 1/600 s), 4 iterations; density
-// 0.2 kg/m² lumped (0.05 kg in all), tri ke/ka 1e3, kd 2e-4, edge ke 1e-3, kd 1e-2; coloring
-// without bending; model soft contact ke 1e3, kd 0.1, mu 0.2 (self-contact only); self-contact
-// radius 2 mm, margin 3.5 mm, detection interval 0, topological filter 2. The edge columns
-// j = 49 (y = +0.25, axis +y) and j = 0 (y = −0.25, axis −y) turn about axes through the origin
-// and stop at t = 10 s (≈10.47 rad each). The default 100 frames are the reference's test
-// length: each end has then turned 100°, a relative twist of 200°.
+// 0.2 kg/m² area-lumped (0.3 kg in all; a vertex gets a third of each of its triangles' mass, so
+// interior vertices, touching 4 or 8 triangles, 0.83e-4 or 1.67e-4 kg), tri ke/ka 1e3, kd 2e-4,
+// edge ke 1e-3, kd 1e-2; coloring without bending; model soft contact ke 1e3, kd 0.1, mu 0.2
+// (self-contact only); self-contact radius 2 mm and detection margin 3.5 mm (1.8.0 names them
+// particle_self_contact_margin = 0.002, the interaction distance, and particle_self_contact_gap =
+// 0.0015, added for detection), detection interval 0, topological filter 2. The columns j = 49 (y =
+// +0.75, axis +y) and j = 0 (y = −0.75, axis −y) turn about axes through the origin and stop at t =
+// 10 s (≈10.47 rad each). The default 100 frames are the reference's test length: each end has then
+// turned 100°, a relative twist of 200°.
 //
 // Differences from the reference:
-//   * The cloth is procedural. The reference loads Warp's square_cloth.usd (a Git-LFS asset we
-//     do not have); scenes_spec §2 infers it is a regular 50×50 grid of 0.5 m, authored in cm in
-//     its local XZ plane, with vertex i·50 + j and j along local x. We build exactly that (two
-//     triangles per cell) and place it as the reference does (R_z(π/2), scale 0.01), so column j
-//     runs along world +y and row i along +z. Unknown, and chosen here: rows go up (+z) and each
-//     cell is split along its (i−1, j)–(i, j−1) diagonal, as the grid builder does.
-//   * It is built with ClothBuilder::addClothMesh and density 0.2, as the reference's
-//     add_cloth_mesh: area-lumped masses (interior 2.08e-5 kg, boundary rows half that), not the
-//     grid builder's uniform per-particle mass.
 //   * The trees are rebuilt every 10 frames (the reference's bvh_rebuild_frames = 10, which its
-//     code never reads: it actually rebuilds every frame) and refit in between.
+//     code never reads: it rebuilds every frame) and refit in between.
 //   * Drivers are evaluated at the substep's end time; the reference sets the held vertices from
 //     a device-side time that it advances after using it, so substep k (from 1) sees
 //     θ = ω·(k−1)·dt. startTime = dt (and stopTime = 10 s + dt) reproduce that exactly.
-//   * Self-contact candidate lists grow on demand instead of the fixed 32/64 buffers.
+//   * Self-contact candidate lists grow on demand instead of the fixed 64/128 buffers (which,
+//     the reference notes, a tight twist can overflow, silently dropping pairs).
 #include <cmath>
 #include <cstdio>
 #include <numbers>
 #include <string>
 #include <utility>
 
+#include "kernels/runtime/errors.h"
+#include "scenes/obj_loader.h"
 #include "scenes/scene.h"
 #include "solver/cloth_builder.h"
 
 namespace weft {
 namespace {
 
-constexpr int kClothSize = 50;             // vertices per side
-constexpr float kSideCentimetres = 50.0f;  // [cm] the asset's units
-constexpr float kMetresPerUnit = 0.01f;    // reference scale
-constexpr float kDensity = 0.2f;           // [kg/m²]
+constexpr int kClothSize = 50;           // vertices per row and per column of the asset
+constexpr float kMetresPerUnit = 0.01f;  // reference scale (the asset is in cm)
+constexpr float kDensity = 0.2f;         // [kg/m²]
 constexpr double kFps = 60.0;
 constexpr int kSubsteps = 10;
 constexpr float kSubstepSeconds = float(1.0 / (kFps * kSubsteps));  // [s] 1/600
@@ -53,22 +54,15 @@ constexpr float kStopSeconds = 10.0f;                               // [s]
 
 ModelDesc buildClothTwist(const SceneOptions& options) {
   sceneOption(options, "", 0.0, {});  // rejects any --scene-option: this scene has none
-  // The asset's layout: vertex i·50 + j at local (j·s − 25, 0, i·s − 25) cm.
+  // The reference's mesh (assets/square_cloth.obj, compiled in): vertex i·50 + j at local
+  // (x_j, 0, z_i) cm, x from −75 to 75 along a row, z from −50 to 50 across the rows.
+  const MeshData mesh = loadShippedObjMesh("square_cloth.obj");
+  if (mesh.vertices.size() != size_t(kClothSize * kClothSize))
+    throw Error("cloth_twist: square_cloth.obj has " + std::to_string(mesh.vertices.size()) +
+                " vertices; the scene holds columns 0 and 49 of its 50 x 50 grid");
   ClothMeshParams cloth;
-  const float spacing = kSideCentimetres / float(kClothSize - 1);
-  const float half = 0.5f * kSideCentimetres;
-  for (int i = 0; i < kClothSize; ++i)
-    for (int j = 0; j < kClothSize; ++j)
-      cloth.vertices.push_back({float(j) * spacing - half, 0.0f, float(i) * spacing - half});
-  // Cell (i, j), i, j >= 1: corners v0 = (i−1, j−1), v1 = (i−1, j), v2 = (i, j), v3 = (i, j−1),
-  // triangles (v0, v1, v3) and (v1, v2, v3), the grid builder's split.
-  for (int i = 1; i < kClothSize; ++i)
-    for (int j = 1; j < kClothSize; ++j) {
-      const int v0 = (i - 1) * kClothSize + j - 1, v1 = (i - 1) * kClothSize + j;
-      const int v2 = i * kClothSize + j, v3 = i * kClothSize + j - 1;
-      cloth.triangles.push_back({v0, v1, v3});
-      cloth.triangles.push_back({v1, v2, v3});
-    }
+  cloth.vertices = mesh.vertices;
+  cloth.triangles = mesh.triangles;
   cloth.rotation = quatFromAxisAngle({0.0f, 0.0f, 1.0f}, 0.5f * std::numbers::pi_v<float>);
   cloth.scale = kMetresPerUnit;
   cloth.density = kDensity;
@@ -79,7 +73,7 @@ ModelDesc buildClothTwist(const SceneOptions& options) {
   ClothBuilder builder;
   const int first = builder.addClothMesh(cloth);
 
-  // Column j = 49 (y = +0.25) turns about +y, column j = 0 (y = −0.25) about −y.
+  // Column j = 49 (y = +0.75) turns about +y, column j = 0 (y = −0.75) about −y.
   for (const auto& [column, axisSign] : {std::pair{kClothSize - 1, 1.0f}, std::pair{0, -1.0f}}) {
     DriverDesc held;
     held.driver.axisPoint = {0.0f, 0.0f, 0.0f};
@@ -130,8 +124,8 @@ Scene makeClothTwistScene() {
   scene.tuneWindowFrames = 100;  // the sheet only winds onto itself late in the twist
   scene.aliases = {"twist"};
   scene.description =
-      "a 50x50 square sheet whose two side edges are turned in opposite senses at pi/3 rad/s "
-      "winds up on itself (heavy self-contact)";
+      "a 1.5 x 1.0 m sheet (the reference's mesh) whose two short edges are turned in opposite "
+      "senses at pi/3 rad/s winds up on itself (heavy self-contact)";
   scene.fps = kFps;
   scene.substeps = kSubsteps;
   scene.defaultFrames = 100;  // the reference's test length

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "kernels/runtime/errors.h"
+#include "scenes/shipped_assets.h"
 
 // tinyobjloader is header-only; this is the one translation unit that compiles its body.
 #define TINYOBJLOADER_IMPLEMENTATION
@@ -138,7 +139,20 @@ void triangulatePolygon(const std::vector<int>& polygon, const std::vector<Vec3>
 }  // namespace
 
 MeshData loadObjMesh(const std::string& path) {
-  const std::string text = readWholeFile(path);
+  return parseObjMesh(path, readWholeFile(path));
+}
+
+MeshData loadShippedObjMesh(const std::string& name) {
+  const std::optional<std::string_view> text = shippedAsset(name);
+  if (!text) {
+    std::string names;
+    for (const std::string& n : shippedAssetNames()) names += (names.empty() ? "" : ", ") + n;
+    throw Error("no shipped mesh is called '" + name + "' (compiled in: " + names + ").");
+  }
+  return parseObjMesh("assets/" + name, std::string(*text));
+}
+
+MeshData parseObjMesh(const std::string& path, const std::string& text) {
   checkVertexLines(path, text);
 
   // Parsed without triangulation: tinyobjloader (2.0.0rc10) reads vertex positions while it

@@ -27,5 +27,10 @@ struct MeshData {
 /// ignoring normals/uvs/materials). Throws weft::Error naming the file for: missing/unreadable
 /// file, parse errors, no faces, face indices out of range, non-finite coordinates.
 MeshData loadObjMesh(const std::string& path);
+/// The same for OBJ text already in memory; `path` only names it in errors.
+MeshData parseObjMesh(const std::string& path, const std::string& text);
+/// A mesh shipped in assets/ and compiled in (scenes/shipped_assets.h), e.g. "square_cloth.obj".
+/// Throws weft::Error listing the shipped meshes when there is none of that name.
+MeshData loadShippedObjMesh(const std::string& name);
 
 }  // namespace weft

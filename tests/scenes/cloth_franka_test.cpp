@@ -329,7 +329,8 @@ std::string shirtPath() {
 }
 
 TEST(ClothFranka, MeshOptionLoadsTheReferenceShirtWhereTheReferencePutsIt) {
-  ASSERT_TRUE(std::filesystem::exists(shirtPath())) << "the shipped shirt is missing: " << shirtPath();
+  ASSERT_TRUE(std::filesystem::exists(shirtPath()))
+      << "the shipped shirt is missing: " << shirtPath();
   SceneOptions options;
   options.meshPath = shirtPath();
   const ModelDesc desc = franka().build(options);
@@ -362,7 +363,8 @@ TEST(ClothFranka, MeshOptionLoadsTheReferenceShirtWhereTheReferencePutsIt) {
 }
 
 TEST(ClothFranka, MeshTransformFlagsReplaceTheShirtPlacement) {
-  ASSERT_TRUE(std::filesystem::exists(shirtPath())) << "the shipped shirt is missing: " << shirtPath();
+  ASSERT_TRUE(std::filesystem::exists(shirtPath()))
+      << "the shipped shirt is missing: " << shirtPath();
   SceneOptions options;
   options.meshPath = shirtPath();
   options.meshTransformGiven = true;
