@@ -72,6 +72,8 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   tuneCmd->add_option("--out", tune.out, "table file (default: tuning/tables/<gpu>.json)");
   tuneCmd->add_option("--report", tune.report, "write TUNING.md and plots into this folder");
   tuneCmd->add_flag("--quick", tune.quick, "a fast, rougher pass (about 2 minutes)");
+  tuneCmd->add_flag("--fresh", tune.fresh,
+                    "break near-ties without the existing table's sizes (default: they win)");
 
   BenchOptionsCli bench;
   CLI::App* benchCmd =

@@ -52,6 +52,7 @@ struct TuneOptions {
   std::string out;             // table path ("" = tuning/tables/<gpu>.json)
   std::string report;          // report folder ("" = none)
   bool quick = false;
+  bool fresh = false;  // ignore the existing table's sizes when breaking near-ties
 };
 int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err);
 

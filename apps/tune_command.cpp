@@ -80,6 +80,23 @@ int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
       options.out.empty() ? defaultTablesDir() + "/" + slug(device->gpu().identity.name) + ".json"
                           : options.out;
 
+  // The table being replaced wins near-ties (tuner.h), unless --fresh; one for another GPU, or
+  // one that does not parse, is ignored with a note.
+  if (!options.fresh && std::filesystem::exists(tablePath)) {
+    try {
+      LaunchTable incumbent = LaunchTable::load(tablePath);
+      if (incumbent.gpu.name == device->gpu().identity.name) {
+        t.incumbent = std::move(incumbent);
+        out << "  near-ties go to the sizes of " << tablePath << " (--fresh ignores it)\n";
+      } else {
+        out << "  note: " << tablePath << " is for " << incumbent.gpu.name
+            << "; tuning without it\n";
+      }
+    } catch (const Error& e) {
+      out << "  note: tuning without the existing table (" << e.what() << ")\n";
+    }
+  }
+
   std::unique_ptr<ProgressBar> bar;
   std::string phase;
   t.progress = [&](const std::string& what, int done, int total) {

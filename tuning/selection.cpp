@@ -38,14 +38,16 @@ std::map<KernelId, std::map<int, double>> perStepCost(const SceneTimings& timing
 }
 
 SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double noiseBand,
-                    double absoluteTie) {
+                    double absoluteTie, int incumbent) {
   if (costs.empty()) throw Error("no launch size could be timed");
   double best = costs.begin()->second;
   for (const auto& [size, c] : costs) best = std::min(best, c);
   const double limit = std::max(best * (1.0 + noiseBand), best + absoluteTie);
-  // Within the band: the default if it is there, else the largest size.
+  // Within the band: the incumbent if it is there, else the default, else the largest size.
   int chosen = -1;
-  if (auto it = costs.find(defaultSize); it != costs.end() && it->second <= limit) {
+  if (auto it = costs.find(incumbent); incumbent > 0 && it != costs.end() && it->second <= limit) {
+    chosen = incumbent;
+  } else if (auto it = costs.find(defaultSize); it != costs.end() && it->second <= limit) {
     chosen = defaultSize;
   } else {
     for (const auto& [size, c] : costs)
@@ -62,7 +64,7 @@ SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double 
 
 SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& perScene,
                            int defaultSize, Objective objective, double noiseBand,
-                           double absoluteTie) {
+                           double absoluteTie, int incumbent) {
   // Candidates: sizes every scene could use.
   std::set<int> candidates;
   bool first = true;
@@ -106,7 +108,7 @@ SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& p
   const double tie = objective == Objective::SummedTime
                          ? absoluteTie * scenes
                          : (referenceSum > 0.0 ? absoluteTie / (referenceSum / scenes) : 0.0);
-  SizeChoice choice = pickSize(objectiveValue, defaultSize, noiseBand, tie);
+  SizeChoice choice = pickSize(objectiveValue, defaultSize, noiseBand, tie, incumbent);
   choice.microseconds = summed.at(choice.size);
   const auto def = summed.find(defaultSize);
   choice.defaultMicroseconds = def != summed.end() ? def->second : 0.0;

@@ -53,10 +53,12 @@ struct SizeChoice {
 };
 
 /// The least-cost size of `costs` (size → cost), with ties — within `noiseBand` (relative) or
-/// within `absoluteTie` (in cost units) of the best — going to `defaultSize`, then to the larger
-/// size. Throws weft::Error if `costs` is empty.
+/// within `absoluteTie` (in cost units) of the best — going to `incumbent` (the size the table
+/// being replaced holds; 0: none), then to `defaultSize`, then to the larger size. Preferring the
+/// incumbent is hysteresis: a re-tuning changes an entry only when another size is faster beyond
+/// the noise, not when noise reorders near-equal sizes. Throws weft::Error if `costs` is empty.
 SizeChoice pickSize(const std::map<int, double>& costs, int defaultSize, double noiseBand = 0.02,
-                    double absoluteTie = 0.0);
+                    double absoluteTie = 0.0, int incumbent = 0);
 
 enum class Objective { SummedTime, GeometricMeanSpeedup };
 
@@ -64,8 +66,9 @@ enum class Objective { SummedTime, GeometricMeanSpeedup };
 /// `perScene` maps scene → (size → per-step cost); scenes without the kernel are ignored.
 /// `absoluteTie` [µs per step] is converted to the objective's units with the scenes' mean
 /// reference cost.
+/// Ties go to `incumbent` first, as in pickSize.
 SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& perScene,
                            int defaultSize, Objective objective, double noiseBand = 0.02,
-                           double absoluteTie = 0.0);
+                           double absoluteTie = 0.0, int incumbent = 0);
 
 }  // namespace weft

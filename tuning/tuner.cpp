@@ -95,6 +95,18 @@ std::vector<int> candidatesFor(KernelId id, const TunerOptions& options) {
   return std::vector<int>(all.begin(), all.end());
 }
 
+/// The size the incumbent table gives kernel `id` in `scene` ("" for the overall entry): the
+/// scene's own entry, else the overall one; 0 when there is no incumbent or no entry.
+int incumbentSize(const TunerOptions& options, const std::string& scene, KernelId id) {
+  if (!options.incumbent) return 0;
+  const LaunchTable& t = *options.incumbent;
+  if (!scene.empty())
+    if (auto s = t.scenes.find(scene); s != t.scenes.end())
+      if (auto e = s->second.find(id); e != s->second.end()) return e->second.size;
+  if (auto e = t.kernels.find(id); e != t.kernels.end()) return e->second.size;
+  return 0;
+}
+
 SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& options) {
   SceneTuning result;
   result.scene = scene.name;
@@ -143,7 +155,8 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
   for (const auto& [id, costs] : perStepCost(result.timings)) {
     KernelTuning& k = result.kernels[id];
     k.costs = costs;
-    k.optimum = pickSize(costs, defaults.size(id), options.noiseBand, options.tieMicroseconds);
+    k.optimum = pickSize(costs, defaults.size(id), options.noiseBand, options.tieMicroseconds,
+                         incumbentSize(options, scene.name, id));
   }
   report("done sweeping", points, points);
   return result;
@@ -235,6 +248,8 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   TuneResult result;
   result.noiseBand = options.noiseBand;
+  result.tieMicroseconds = options.tieMicroseconds;
+  result.incumbent = options.incumbent.has_value();
   const GpuIdentity& gpu = device.gpu().identity;
 
   for (const std::string& name : options.scenes)
@@ -246,9 +261,9 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
     for (const auto& [id, k] : s.kernels)
       if (!k.costs.empty()) byKernel[id][s.scene] = k.costs;
   for (const auto& [id, perScene] : byKernel)
-    result.overall[id] =
-        pickOverallSize(perScene, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
-                        options.objective, options.noiseBand, options.tieMicroseconds);
+    result.overall[id] = pickOverallSize(perScene, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                                         options.objective, options.noiseBand,
+                                         options.tieMicroseconds, incumbentSize(options, "", id));
 
   // The table: overall picks; provenance.
   LaunchTable& table = result.table;

@@ -20,6 +20,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,9 @@ struct TunerOptions {
   // kernels (1–10 µs a step) differ by more than 5% from run to run at under a microsecond. At
   // 0.5 µs two regenerations at a929e9d agreed on only 62 of 66 entries (docs/TUNING.md).
   double tieMicroseconds = 1.0;
+  // The table this run replaces (same GPU), or none: within the tie band its sizes win, so that
+  // repeated tunings change an entry only for a difference beyond the noise (selection.h).
+  std::optional<LaunchTable> incumbent;
   Objective objective = Objective::GeometricMeanSpeedup;
   std::string commit;  // provenance
   /// Progress: what is being measured, and how far (done of total steps of the current scene).
@@ -81,8 +85,10 @@ struct TuneResult {
   std::vector<SceneTuning> scenes;
   std::map<KernelId, SizeChoice> overall;
   LaunchTable table;
-  double seconds = 0.0;    // wall time of the whole run
-  double noiseBand = 0.0;  // the band the picks used (TunerOptions::noiseBand)
+  double seconds = 0.0;          // wall time of the whole run
+  double noiseBand = 0.0;        // the band the picks used (TunerOptions::noiseBand)
+  double tieMicroseconds = 0.0;  // ... and the absolute tie (TunerOptions::tieMicroseconds)
+  bool incumbent = false;        // near-ties went to a replaced table's sizes first
 };
 
 /// The state a scene is measured at: the densest self-contact frame of its tuning window (cloth),

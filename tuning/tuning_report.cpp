@@ -144,11 +144,16 @@ std::string tuningReportMarkdown(const TuneResult& r, const std::string& tablePa
 
   md << "\n## Per kernel\n\nFor each scene: the best size, its µs per step, and its speed-up over "
         "the built-in default. Overall: the one size recommended across the scenes (geometric "
-        "mean of the per-scene speed-ups; ties within "
-     << int(std::lround(100.0 * r.noiseBand))
-     << "% go to the default, then to the larger size: a size must beat the default by more than "
-        "the run-to-run noise to replace it, so repeated runs pick the same sizes). Resources are "
-        "the compiler's (cudaFuncGetAttributes) at the default size.\n\n";
+        "mean of the per-scene speed-ups). Near-ties, sizes within "
+     << int(std::lround(100.0 * r.noiseBand)) << "% or " << r.tieMicroseconds
+     << " µs per step of the best, go "
+     << (r.incumbent ? "to the size the replaced table held (this run re-tuned an existing "
+                       "table), then "
+                     : "")
+     << "to the default, then to the larger size: a size must beat the "
+     << (r.incumbent ? "incumbent" : "default")
+     << " by more than the run-to-run noise to replace it, so repeated runs pick the same sizes. "
+        "Resources are the compiler's (cudaFuncGetAttributes) at the default size.\n\n";
   md << "| kernel | default |";
   for (const SceneTuning& s : r.scenes) md << " " << s.scene << " |";
   md << " overall | resources |\n|---|---|";

@@ -71,6 +71,23 @@ TEST(Selection, WithinTheNoiseBandWithoutTheDefaultTheLargerSizeWins) {
     EXPECT_EQ(pickSize({{64, 5.0}, {32, 5.0}, {16, 5.0}}, 1024).size, 64);
 }
 
+// Hysteresis: within the band the replaced table's size (the incumbent) wins, before the default
+// and the larger sizes; beyond the band the faster size wins whatever the incumbent was.
+TEST(Selection, WithinTheNoiseBandTheIncumbentWinsBeforeTheDefault) {
+  const std::map<int, double> costs = {{32, 10.0}, {64, 10.1}, {128, 10.19}, {256, 10.15}};
+  EXPECT_EQ(pickSize(costs, 256).size, 256);
+  EXPECT_EQ(pickSize(costs, 256, 0.02, 0.0, 64).size, 64);
+  EXPECT_EQ(pickSize(costs, 256, 0.02, 0.0, 32).size, 32);
+  // An incumbent outside the band, or one that could not be timed, does not win.
+  EXPECT_EQ(pickSize({{32, 10.0}, {64, 10.5}, {256, 10.15}}, 256, 0.02, 0.0, 64).size, 256);
+  EXPECT_EQ(pickSize(costs, 256, 0.02, 0.0, 512).size, 256);
+  // The same for the overall pick.
+  const std::map<std::string, std::map<int, double>> perScene = {{"a", {{64, 10.0}, {256, 10.1}}},
+                                                                 {"b", {{64, 5.05}, {256, 5.0}}}};
+  EXPECT_EQ(pickOverallSize(perScene, 256, Objective::SummedTime).size, 256);
+  EXPECT_EQ(pickOverallSize(perScene, 256, Objective::SummedTime, 0.02, 0.0, 64).size, 64);
+}
+
 TEST(Selection, DefaultThatCouldNotRunHasNoSpeedup) {
   const SizeChoice c = pickSize({{8, 4.0}, {16, 3.0}}, 256);
   EXPECT_EQ(c.size, 16);
