@@ -17,10 +17,12 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/math.h"
+#include "test_support.h"
 
 namespace weft::test {
 
@@ -53,10 +55,28 @@ inline Vec3d roundToFloat(const Vec3d& v) {
 
 // ---- Random inputs ----------------------------------------------------------------------------
 
-/// Random doubles from a randomly seeded generator; TRACE_SEED(rng) makes every failure in its
-/// scope report the seed.
+/// The seed of the next Random made in the running test: derived from testSeed() (fixed unless
+/// WEFT_TEST_SEED is set), the test's name and how many Randoms it made before, so that every
+/// test draws the same numbers on every run, whichever tests run with it.
+inline unsigned nextRandomSeed() {
+  thread_local std::string test;
+  thread_local unsigned made = 0;
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string name =
+      info ? std::string(info->test_suite_name()) + "." + info->name() : std::string();
+  if (name != test) {
+    test = name;
+    made = 0;
+  }
+  unsigned h = testSeed();
+  for (char c : name) h = h * 16777619u ^ unsigned(static_cast<unsigned char>(c));  // FNV-style
+  return h ^ (made++ * 0x9E3779B9u);
+}
+
+/// Random doubles from a deterministically seeded generator (nextRandomSeed); TRACE_SEED(rng)
+/// makes every failure in its scope report the seed and the WEFT_TEST_SEED that reproduces it.
 struct Random {
-  unsigned seed = std::random_device{}();
+  unsigned seed = nextRandomSeed();
   std::mt19937 gen{seed};
   double uniform(double lo, double hi) {
     return std::uniform_real_distribution<double>(lo, hi)(gen);
@@ -81,13 +101,6 @@ struct Random {
     return q.normalized().toRotationMatrix();
   }
 };
-
-/// A seed for suites that draw from their own std::mt19937: WEFT_TEST_SEED when it is set (to
-/// replay a failure), else a random one.
-inline unsigned testSeed() {
-  if (const char* s = std::getenv("WEFT_TEST_SEED")) return unsigned(std::strtoul(s, nullptr, 10));
-  return std::random_device{}();
-}
 
 // ---- References and checks in double ------------------------------------------------------------
 
@@ -167,4 +180,6 @@ inline float maxDifference(const std::vector<Vec3>& a, const std::vector<Vec3>& 
 }  // namespace weft::test
 
 /// Adds the seed of `rng` (a test::Random) to every failure reported in the current scope.
-#define TRACE_SEED(rng) SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed)
+#define TRACE_SEED(rng)                                                             \
+  SCOPED_TRACE(::testing::Message() << "seed " << (rng).seed << " (WEFT_TEST_SEED=" \
+                                    << ::weft::test::testSeed() << " reproduces it)")

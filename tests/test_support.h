@@ -1,8 +1,10 @@
-// Shared helpers for the test suites: opening backends and skipping without a GPU.
+// Shared helpers for the test suites: opening backends, skipping without a GPU, and the seed of
+// every randomized test.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 
 #include "kernels/runtime/device.h"
@@ -17,6 +19,15 @@ inline std::unique_ptr<Device> openCpu() {
 inline std::unique_ptr<Device> openCudaIfVisible() {
   if (visibleCudaDevices() == 0) return nullptr;
   return Device::open(DeviceRequest::Cuda);
+}
+
+/// The seed of every randomized test: fixed, so a run is reproducible, unless WEFT_TEST_SEED sets
+/// another (to explore, or to replay a failure). Tests trace it (SCOPED_TRACE), so a failure
+/// prints the seed it ran with.
+inline constexpr unsigned kDefaultTestSeed = 20261124u;
+inline unsigned testSeed() {
+  if (const char* s = std::getenv("WEFT_TEST_SEED")) return unsigned(std::strtoul(s, nullptr, 10));
+  return kDefaultTestSeed;
 }
 
 }  // namespace weft::test

@@ -198,8 +198,8 @@ void expectMatchesBruteForce(const Device& device, const Mesh& m, const Settings
 }
 
 void runBruteForceCases(const Device& device) {
-  const unsigned seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
   const Mesh mesh = crumpledGrid(12, seed);
   for (DetectionTraversal traversal : kTraversals) {
     for (int filter : {0, 1, 2, 3}) {
@@ -259,7 +259,9 @@ void expectOverflowCountedAndGrown(const Device& device, const Mesh& mesh, const
 }
 
 void expectOverflowCountedAndGrown(const Device& device) {
-  const Mesh mesh = crumpledGrid(10, std::random_device{}());
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const Mesh mesh = crumpledGrid(10, seed);
   for (DetectionTraversal traversal : kTraversals) {
     SCOPED_TRACE(traversalName(traversal));
     expectOverflowCountedAndGrown(device, mesh, {0.08f, 0.0f, 2, traversal, 1});
@@ -279,7 +281,9 @@ TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnC
 // vertex–triangle list (kind 3), its triangles' vertex lists (kind = its corner), the edge–edge
 // lists of the edges it is an endpoint of (kind 4 + endpoint), rebuilt here from the lists.
 void expectRecordsInGatherOrder(const Device& device) {
-  const Mesh mesh = crumpledGrid(10, std::random_device{}());
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const Mesh mesh = crumpledGrid(10, seed);
   Fixture f(device, mesh, {0.06f, 0.0f, 2, DetectionTraversal::Cooperative, 64});
   f.detector->detect(f.current.data());
   ASSERT_TRUE(f.detector->fits(f.detector->readStatus()));
@@ -332,7 +336,9 @@ TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCuda) {
 // its lists in that order, so all three give identical lists, in order.
 TEST(SelfContactDetector, TraversalsGiveIdenticalListsInOrder) {
   auto cpu = test::openCpu();
-  const Mesh mesh = crumpledGrid(12, std::random_device{}());
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const Mesh mesh = crumpledGrid(12, seed);
   Fixture a(*cpu, mesh, {0.05f, 0.0f, 2, DetectionTraversal::Stackless, 64});
   a.detector->detect(a.current.data());
   const int n = mesh.desc.numParticles(), e = mesh.desc.numEdges();
@@ -353,7 +359,9 @@ TEST(SelfContactDetector, TraversalsGiveIdenticalListsInOrder) {
 TEST(SelfContactDetector, CooperativeListsOnCudaEqualCpuListsForEveryGroupSize) {
   WEFT_REQUIRE_CUDA(gpu);
   auto cpu = test::openCpu();
-  const Mesh mesh = crumpledGrid(24, std::random_device{}());
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const Mesh mesh = crumpledGrid(24, seed);
   const int n = mesh.desc.numParticles(), e = mesh.desc.numEdges();
   Fixture a(*cpu, mesh, {0.04f, 0.0f, 2, DetectionTraversal::Stackless, 256});
   a.detector->detect(a.current.data());

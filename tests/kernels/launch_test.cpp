@@ -142,7 +142,9 @@ std::vector<float> sumOnDevice(const Device& device, const RaggedInput& in) {
 
 TEST(LaunchTile, CpuTreeSumMatchesDoubleReference) {
   auto cpu = test::openCpu();
-  const RaggedInput in = randomRagged(500, 70, std::random_device{}());
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const RaggedInput in = randomRagged(500, 70, seed);
   const std::vector<float> sums = sumOnDevice(*cpu, in);
   for (size_t i = 0; i + 1 < in.offsets.size(); ++i) {
     double ref = 0.0, mag = 0.0;
@@ -157,7 +159,9 @@ TEST(LaunchTile, CpuTreeSumMatchesDoubleReference) {
 TEST(LaunchTile, CudaIsBitIdenticalToCpuForEveryTileSize) {
   WEFT_REQUIRE_CUDA(gpu);
   auto cpu = test::openCpu();
-  const RaggedInput in = randomRagged(700, 200, std::random_device{}());
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const RaggedInput in = randomRagged(700, 200, seed);
   const std::vector<float> expected = sumOnDevice(*cpu, in);
   for (int tile : kTileSizes) {
     LaunchPolicy policy;
@@ -230,12 +234,14 @@ void expectGroupResults(const Device& device, int items, unsigned seed) {
 
 TEST(LaunchGroup, BallotsSharedMemoryAndShufflesOnCpu) {
   auto cpu = test::openCpu();
-  expectGroupResults(*cpu, 1000, std::random_device{}());
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  expectGroupResults(*cpu, 1000, seed);
 }
 
 TEST(LaunchGroup, BallotsSharedMemoryAndShufflesOnCudaForEveryGroupSize) {
   WEFT_REQUIRE_CUDA(gpu);
-  const unsigned seed = std::random_device{}();
+  const unsigned seed = test::testSeed();
   for (int lanes : kGroupSizes) {
     SCOPED_TRACE("lanes " + std::to_string(lanes) + ", seed " + std::to_string(seed));
     LaunchPolicy policy;
