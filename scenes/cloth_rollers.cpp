@@ -12,8 +12,10 @@
 // density 0.02 g/cm², tri ke/ka 1e5, kd 1, edge ke 1e2, kd 10, particle radius 0.5, bending rest
 // angles from the rolled geometry (a curved rest shape); rollers tri ke/ka 1e5, kd 1, edge ke/kd
 // 1e2/0 (roller 1) and 1/0.01 (roller 2); coloring without bending; model soft contact ke 5e5,
-// kd 5, mu 0.1 (self-contact); self-contact radius 0.3, margin 0.6, detection at the substep start
-// and every 5 iterations (interval 5: 4 detections per substep), topological filter 2, no
+// kd 5, mu 0.1 (self-contact); self-contact radius 0.3, margin 0.6 (Newton 1.8.0: margin 0.3 plus
+// gap 0.3), detection before the forward step and every 5 iterations (1.8.0's ITERATIONS
+// schedule, frequency 5: before iterations 4 and 9, so 3 detections per substep; versions before
+// 1.8.0 detected at iterations 0, 5 and 10 as well, 4), topological filter 2, no
 // rest-shape exclusion; trees rebuilt every frame (the reference's rebuild_bvh).
 //
 // Cloth: spiral row i (0…299) at θ = 80·i/299 rad, r = 10 + 0.4·θ/2π (local (r cos θ, r sin θ)),

@@ -31,7 +31,8 @@ struct SelfContactOptions {
   float margin = 0.2f;         // detection distance, >= radius [m]
   float relaxation = 0.85f;    // γ: planar truncation factor and the isotropic clamp
   int detectionInterval = 0;   // < 0: detect once per substep (before the forward step);
-                               // 0: also at iteration 0; n >= 1: also every n iterations
+                               // 0: also before iteration 0; n >= 1: also before iterations
+                               // n − 1, 2n − 1, … (Newton 1.8.0; selfContactDetectionDue)
   int topologicalFilter = 2;   // n-ring exclusion (spec §6.4)
   float restExclusion = 0.0f;  // skip pairs closer than this in the rest shape [m]
   float edgeParallelEpsilon = 1e-5f;

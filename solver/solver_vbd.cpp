@@ -46,10 +46,14 @@ void SolverVBD::stage(StepProfile::Stage s, F&& run) {
   profile_->calls[s] += 1;
 }
 
+bool selfContactDetectionDue(int interval, int iteration) {
+  if (interval < 0) return false;
+  return interval == 0 ? iteration == 0 : (iteration + 1) % interval == 0;
+}
+
 bool SolverVBD::detectsAtIteration(int iteration) const {
-  const int interval = options_.selfContact.detectionInterval;
-  if (!options_.selfContact.enabled || interval < 0) return false;
-  return interval == 0 ? iteration == 0 : iteration % interval == 0;
+  return options_.selfContact.enabled &&
+         selfContactDetectionDue(options_.selfContact.detectionInterval, iteration);
 }
 
 void SolverVBD::step(State& state, Scratch& scratch) {

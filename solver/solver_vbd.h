@@ -53,6 +53,14 @@ struct StepProfile {
   static std::string_view stageName(int stage);
 };
 
+/// Whether self-contact detection runs before iteration `iteration` (0-based) of a substep, for
+/// SelfContactOptions::detectionInterval `interval` (every substep also detects before its
+/// forward step when self-contact is on). The schedule of the reference's current release
+/// (Newton 1.8.0's collision_frequency_type): < 0, PRE_INIT: never; 0, PRE_POST_INIT: before
+/// iteration 0 (after the forward step); n >= 1, ITERATIONS every n: before iterations n − 1,
+/// 2n − 1, … (12 iterations at n = 5: before iterations 4 and 9, three detections a substep).
+bool selfContactDetectionDue(int interval, int iteration);
+
 class SolverVBD {
  public:
   SolverVBD(const Device& device, const Model& model, const SolverOptions& options,
@@ -81,7 +89,7 @@ class SolverVBD {
   void applyTruncation(State& state, Scratch& scratch) const;
   void updateVelocity(State& state, Scratch& scratch) const;
 
-  /// Whether self-contact detection runs at the start of this iteration.
+  /// Whether self-contact detection runs at the start of this iteration (selfContactDetectionDue).
   bool detectsAtIteration(int iteration) const;
   /// Runs one stage, timing it when profiling.
   template <class F>

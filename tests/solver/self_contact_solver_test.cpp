@@ -4,12 +4,15 @@
 // kernel; CUDA agrees with the CPU.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
 #include "math_test_support.h"
 #include "scenes/scene.h"
 #include "solver/cloth_builder.h"
 #include "solver/simulation.h"
+#include "solver/solver_vbd.h"
 #include "test_support.h"
 
 namespace weft {
@@ -165,6 +168,22 @@ TEST(SelfContactSolver, FusedContactSolveAgreesWithSeparateAccumulation) {
   fused.tileSolve = true;
   separate.tileSolve = false;
   EXPECT_LT(maxDifference(simulateFold(*cpu, fused, 10), simulateFold(*cpu, separate, 10)), 1e-3f);
+}
+
+// The reference's current schedule (Newton 1.8.0): PRE_INIT, PRE_POST_INIT, ITERATIONS every n.
+TEST(SelfContactSolver, DetectionScheduleIsTheReferences) {
+  auto due = [](int interval, int iterations) {
+    std::vector<int> at;
+    for (int i = 0; i < iterations; ++i)
+      if (selfContactDetectionDue(interval, i)) at.push_back(i);
+    return at;
+  };
+  EXPECT_EQ(due(-1, 10), std::vector<int>{});
+  EXPECT_EQ(due(0, 10), std::vector<int>{0});
+  EXPECT_EQ(due(1, 4), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(due(5, 12), (std::vector<int>{4, 9}));  // cloth_rollers: 3 detections a substep
+  EXPECT_EQ(due(3, 10), (std::vector<int>{2, 5, 8}));
+  EXPECT_EQ(due(20, 12), std::vector<int>{});
 }
 
 TEST(SelfContactSolver, DetectionScheduleVariantsStayIntersectionFree) {
