@@ -45,8 +45,8 @@
 //     substep k from 1). The reference sets them from a device-side time that it advances after
 //     using it, i.e. at the substep's START (t = (k − 1)·dt): our obstacles run one substep
 //     (1/600 s, 1 mm of their 0.6 m/s sweep) ahead, and are released one substep earlier.
-//   * No free joints on the obstacles (see above); contact rows start at 64 per body and grow on
-//     demand instead of being a fixed buffer.
+//   * No free joints on the obstacles (see above); contact rows are one pool (at first max(256,
+//     4 per shape)) that grows on demand instead of a fixed buffer of 64 per body.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

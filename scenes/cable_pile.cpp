@@ -8,7 +8,7 @@
 // 40·L·N + 1 shapes (the ground plane is shape 0, as the reference adds it first): 4000 / 3900 /
 // 4001 by default, 1600 / 1560 / 1601 at layers=4. Units m, kg, s; gravity (0, 0, −9.81).
 // Settings, all the reference's: 60 fps, 10 substeps (dt = 1/600 s), 5 iterations, contacts
-// every substep, 256 contact rows per body (rigid_body_contact_buffer_size). Layer L sits at
+// every substep (its per-body buffer of 256 contact rows: see the differences). Layer L sits at
 // z = 0.3 + 0.036·L; even layers run along x with lanes offset in y, odd layers along y with lanes
 // offset in x, by (lane − (lanes − 1)/2)·0.15 m. Each cable is 41 points from centre − 1.0·dir
 // to centre + 1.0·dir (40 segments of 0.05 m), point i displaced along the other horizontal axis
@@ -28,8 +28,8 @@
 // (RigidSolverOptions::stickyContacts, contactHistory; matching within 0.5 mm and normal dot
 // 0.995, the defaults).
 //
-// Differences from the reference: contact rows start at 256 per body and grow on demand rather
-// than being a fixed buffer.
+// Differences from the reference: contact rows are one pool (at first max(256, 4 per shape))
+// that grows on demand rather than a fixed buffer of 256 per body.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -25,7 +25,7 @@
 // torn and no deep capsule interpenetration (cable_checks.h).
 //
 // Differences from the reference: none in the model. Its contact buffers are fixed (64 per body);
-// ours start at 64 per body and grow on demand.
+// ours are one pool of contact rows (at first max(256, 4 per shape)) that grows on demand.
 #include <cmath>
 #include <cstdio>
 #include <string>
