@@ -1,10 +1,10 @@
 // cloth_franka: the reference's cloth_franka (scenes_spec §3, Newton example_cloth_franka.py)
 // without the robot. A garment lies on a table; a scripted kinematic gripper (the Franka hand:
 // palm and two fingers) replays the reference's 33 key poses: grasp, lift, fold, release. Within
-// the reference's 50-frame test the gripper is still descending (its pads at ≈ 51 cm, the
-// garment's top at 35.6 cm), so the cloth work is what the reference does then: the back wall,
-// which starts inside the table, is pushed up through the table top while the front wall falls
-// onto it, with front/back self-contact throughout.
+// the reference's 50-frame test the gripper is still descending (its pads at ≈ 60.7 cm, the
+// shirt's top at 37.4 cm), so the cloth work is what the reference does then: the part of the
+// garment that starts inside the table is pushed up through the table top while the rest falls
+// onto it, with self-contact throughout.
 //
 // Counts: the shirt's 6436 particles, 12,736 triangles, 19,174 edges (the tube: 6400 / 12,600 /
 // 19,000); 11 shapes (table box, ground plane, palm box, 4 boxes per finger). Units cm, g, s;
@@ -29,29 +29,32 @@
 // from z ≈ 11.6, 40% inside the table). `--mesh FILE.obj` runs any OBJ, placed by the --mesh-*
 // flags or, without them, where the shirt goes.
 //
-// Gripper (the spec's "faithful simplification", step 2). The reference drives the FR3 arm by
-// resolved-rate IK; its end effector (EE: link7 + 22 cm along the tool axis, the bottom face of
-// the finger pads) then follows, in effect, dp/dt = p_target − p, turns toward the target
-// orientation at 0.5 s⁻¹ and opens its fingers as dq/dt = 4·activation − q (cm/s). Here exactly
-// that first-order schedule is integrated on the host when the scene is built (it does not depend
-// on the cloth), from the FK pose at the reference's initial joint_q (EE (19.772, −50, 66.131),
-// tool axis (0.804, 0, −0.595)) with q = 0. Frames, from the FR3/franka_description URDF: the
-// hand is link7 + 10.7 cm along the tool axis, turned −45° about it; each finger frame is the
-// hand + 5.84 cm along the tool axis, ± q along the hand's y (the right finger mirrored). Shapes:
+// Gripper (the spec's "faithful simplification", step 2), moved as Newton 1.8.0 moves the arm.
+// Before each frame its host code sets an IK target for the end effector (EE: link7 + 22 cm along
+// the tool axis, the bottom face of the finger pads): the key pose in force, blended linearly
+// from the previous one over the row's duration (the first from the initial FK pose), the
+// quaternion normalized, the fingers at 4·activation cm; the IK solution is reached within the
+// frame (joint velocities (q_IK − q)/frame_dt). Here the same targets are computed on the host
+// when the scene is built (they do not depend on the cloth), from the FK pose at the reference's
+// initial joint_q (EE (19.772, −50, 66.131), tool axis (0.804, 0, −0.595)) with the fingers
+// closed, and the gripper moves linearly from one frame's target to the next over the frame's
+// substeps (the orientation by normalized lerp in the shorter direction). Frames, from the
+// FR3/franka_description URDF: the hand is link7 + 10.7 cm along the tool axis, turned −45° about
+// it; each finger frame is the hand + 5.84 cm along the tool axis, ± q along the hand's y (the
+// right finger mirrored). Shapes:
 //   * palm: the hand mesh's bounding box, 6.4 × 20.4 × 9.2 cm centred at hand (0, −0.2, 2.0)
 //     (its bottom sits 4.7 cm above the pad bottoms);
 //   * per finger, franka_description's four collision boxes: screw mount, sledge, diagonal
 //     (rolled ±30°) and the rubber-tip pad 1.75 × 1.52 × 1.85 cm, whose inner face lies at ±q
 //     from the tool axis (gap 2q: 6.4 cm open, 0.8 cm closed) and whose bottom face is the EE.
-// Each shape's pose is stored as Sampled motion, one sample per substep (1/600 s). Within one
-// key interval the target is constant, so each sample is the exact solution (exponential decay of
-// the position and opening errors, slerp by 1 − e^{−0.5 h} for the orientation): the poses the
-// solver sees at substep boundaries carry no integration or interpolation error.
-// Schedule timing as the reference: at frame k its host code picks the target by searchsorted
-// (left) of the cumulative durations at sim_time = (k+1)/60 (the one-frame offset its graph
-// capture introduces), and stops the arm from sim_time ≥ 70.5 s on. Reproduced exactly: during
-// frame k the target is row searchsorted(cum, (k+1)/60), and the motion ends at the start of
-// frame 4229 (t = 70.483 s).
+// Each shape's pose is stored as Sampled motion, one sample per substep (1/600 s).
+// Schedule timing as the reference: at frame k its host code evaluates the blend at
+// sim_time = (k+1)/60 (the one-frame offset its graph capture introduces: row
+// searchsorted(cum, (k+1)/60, left)) and sets no new target from sim_time ≥ 70.5 s on.
+// Reproduced exactly: the motion ends at the end of frame 4228 (t = 70.483 s) and holds.
+// Earlier Newton versions (and Weft until 2026-11-24) drove the arm by a resolved-rate controller
+// toward a constant target per row (dp/dt = p_target − p, orientation at 0.5 s⁻¹, fingers
+// dq/dt = 4·activation − q): at frame 50 its EE was at 51.4 cm, 1.8.0's at 60.7.
 //
 // Final checks: finite; the reference's test_final: every particle inside
 // [−36, 36] × [−95, 5] × [−5, 56] cm and every velocity component below 200 cm/s (its third
@@ -70,12 +73,13 @@
 // Self-intersections (zero) and contact-list completeness are added by the run command.
 //
 // Differences from the reference:
-//   * No robot: no Featherstone, no IK, no arm links. Orientation error: the reference's IK turns
-//     at ω = vec(q_target·q⁻¹), about 0.5·θ for small angles; here exactly 0.5·θ (geodesic).
-//     Position: the reference holds the joint velocity over a frame (in effect an Euler step of
-//     1/60 s of the same ODE); here the exact solution (they differ by at most 0.3% of a move,
-//     0.1 cm on the longest).
-//     No link5–7 capsules: the arm links touch the cloth only when it is lifted to 31–35 cm.
+//   * No robot: no Featherstone, no IK, no arm links. The IK is taken as exact, and within a
+//     frame the EE moves linearly in pose space where the reference's moves linearly in joint
+//     space (a frame's move is at most a few millimetres, so the paths agree to well under a
+//     millimetre). The initial orientation's quaternion sign is taken in the hemisphere of the
+//     key poses (the reference's FK gives one of the two; the other would make its first blend
+//     pass through a half-turn). No link5–7 capsules: the arm links touch the cloth only when it
+//     is lifted to 31–35 cm.
 //   * Soft-contact candidates: 6400 × 11 shapes here; the reference's launch width is
 //     6436 × ≈ 45 (it counts ≈ 25 non-colliding visual shapes). The contacts themselves are the
 //     same kind (table, ground, gripper).
@@ -95,6 +99,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numbers>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -164,9 +169,7 @@ constexpr Vec3 kInitialToolAxis{0.803856f, 0.0f, -0.594824f};
 constexpr Quat kPoseA{0.8535534f, -0.3535534f, 0.3535534f, -0.1464466f};
 constexpr Quat kPoseB{0.9238795f, -0.3826834f, 0.0f, 0.0f};
 constexpr float kOpen = 0.8f, kClosed = 0.1f;  // finger activation
-constexpr float kFingerGain = 4.0f;            // opening target = 4·activation [cm]
-constexpr float kPositionRate = 1.0f;          // [1/s]
-constexpr float kOrientationRate = 0.5f;       // [1/s]
+constexpr float kFingerGain = 4.0f;            // finger opening = 4·activation [cm]
 
 struct KeyPose {
   float duration;  // [s]
@@ -214,7 +217,7 @@ constexpr int kSubstepsPerFrame = 10;
 constexpr float kHoldTime = 70.5f;  // [s] sim_time from which the reference stops the arm
 
 /// The gripper's state: EE point, link7 orientation, finger opening q [cm]. Position and opening
-/// are integrated in double, so that 42,000 steps add no visible round-off.
+/// are kept in double, so that interpolating over 42,000 substeps adds no visible round-off.
 struct GripperState {
   std::array<double, 3> position;
   Quat orientation;
@@ -227,28 +230,51 @@ Quat initialOrientation() {
   return {n.x, n.y, n.z, 0.0f};
 }
 
-/// Rotates `from` toward `to` along the shorter arc by the fraction w of the angle between them.
-Quat slerpToward(const Quat& from, const Quat& to, float w) {
-  Quat d = to * conjugate(from);  // world-frame rotation from `from` to `to`
-  if (d.w < 0.0f) d = {-d.x, -d.y, -d.z, -d.w};
-  const Vec3 v{d.x, d.y, d.z};
-  const float s = length(v);
-  if (s < 1e-12f) return to;
-  const float angle = 2.0f * std::atan2(s, d.w);
-  return normalize(quatFromAxisAngle(v / s, w * angle) * from);
+/// (1 − w)·a + w·b, normalized, with b's sign taken in a's hemisphere (the shorter way round).
+Quat nlerp(const Quat& a, const Quat& b, float w) {
+  const float sign = a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w < 0.0f ? -1.0f : 1.0f;
+  return normalize(Quat{(1.0f - w) * a.x + w * sign * b.x, (1.0f - w) * a.y + w * sign * b.y,
+                        (1.0f - w) * a.z + w * sign * b.z, (1.0f - w) * a.w + w * sign * b.w});
 }
 
-/// Key-pose row in force during frame k: searchsorted(cum, (k+1)/60, left), or -1 from the
-/// frame on which the reference stops the arm. All cumulative durations are whole frames.
-int targetRow(int frame) {
-  const int simFrames = frame + 1;  // sim_time = (k+1)/60: the reference's one-frame offset
-  if (simFrames >= int(std::lround(kHoldTime * kFramesPerSecond))) return -1;
-  float cumulative = 0.0f;
-  for (int i = 0; i < int(kKeyPoses.size()); ++i) {
-    cumulative += kKeyPoses[size_t(i)].duration;
-    if (int(std::lround(cumulative * kFramesPerSecond)) >= simFrames) return i;
+/// (1 − w)·a + w·b for every part of the state (orientation by nlerp).
+GripperState blend(const GripperState& a, const GripperState& b, double w) {
+  GripperState g;
+  for (size_t axis = 0; axis < 3; ++axis)
+    g.position[axis] = (1.0 - w) * a.position[axis] + w * b.position[axis];
+  g.orientation = nlerp(a.orientation, b.orientation, float(w));
+  g.opening = (1.0 - w) * a.opening + w * b.opening;
+  return g;
+}
+
+/// The IK target Newton 1.8.0's update_ik_targets sets before frame k: at sim_time
+/// s = (k+1)/60 (the one-frame offset its graph capture introduces), row i =
+/// searchsorted(cum, s, left) is blended from the previous row (row 0: from the initial pose, with
+/// row 0's activation) by α = clamp((s − cum(i−1)) / duration(i), 0, 1). Nothing from the frame
+/// with s ≥ 70.5 s on (the arm holds its last target). All cumulative durations are whole frames.
+std::optional<GripperState> frameTarget(int frame) {
+  const int simFrames = frame + 1;
+  if (simFrames >= int(std::lround(kHoldTime * kFramesPerSecond))) return std::nullopt;
+  const auto keyState = [](const KeyPose& key) {
+    return GripperState{{key.position.x, key.position.y, key.position.z},
+                        key.tilted ? kPoseA : kPoseB,
+                        double(kFingerGain) * double(key.activation)};
+  };
+  int startFrames = 0;  // cum(i − 1) in frames
+  for (size_t i = 0; i < kKeyPoses.size(); ++i) {
+    const int durationFrames = int(std::lround(kKeyPoses[i].duration * kFramesPerSecond));
+    if (startFrames + durationFrames >= simFrames) {
+      const GripperState previous =
+          i > 0 ? keyState(kKeyPoses[i - 1])
+                : GripperState{{kInitialEE.x, kInitialEE.y, kInitialEE.z},
+                               initialOrientation(),
+                               double(kFingerGain) * double(kKeyPoses[0].activation)};
+      const double alpha = std::clamp(double(simFrames - startFrames) / durationFrames, 0.0, 1.0);
+      return blend(previous, keyState(kKeyPoses[i]), alpha);
+    }
+    startFrames += durationFrames;
   }
-  return -1;
+  return std::nullopt;
 }
 
 /// Poses of the gripper's shapes for one gripper state: [palm, left boxes..., right boxes...].
@@ -274,31 +300,24 @@ std::vector<Transform> gripperShapePoses(const GripperState& g) {
 /// Adds the palm and finger boxes with their trajectories, sampled once per substep.
 void addGripper(ClothBuilder& builder) {
   const double h = 1.0 / (kFramesPerSecond * kSubstepsPerFrame);
-  GripperState g{{kInitialEE.x, kInitialEE.y, kInitialEE.z}, initialOrientation(), 0.0};
+  // The arm starts at its initial pose with the fingers closed; during frame k it moves from
+  // where frame k − 1 left it to frame k's target, reaching it at the frame's end (1.8.0 sets the
+  // joint velocities to (q_IK − q) / frame_dt and integrates them over the substeps: linear in
+  // joint space, here linear in the EE pose, nlerp for the orientation, and the fingers, which
+  // the IK target carries as joint positions, linear too).
+  GripperState from{{kInitialEE.x, kInitialEE.y, kInitialEE.z}, initialOrientation(), 0.0};
   std::vector<std::vector<Transform>> samples(1 + 2 * kFingerBoxes.size());
-  const auto record = [&] {
+  const auto record = [&](const GripperState& g) {
     const std::vector<Transform> poses = gripperShapePoses(g);
     for (size_t s = 0; s < poses.size(); ++s) samples[s].push_back(poses[s]);
   };
-  record();
-  // Exact solution over one step of constant target: the errors decay by e^{-rate·h}.
-  const double keepPosition = std::exp(-kPositionRate * h);
-  const float turnFraction = float(1.0 - std::exp(-kOrientationRate * h));
-  const double keepOpening = std::exp(-h);  // dq/dt = 4·act − q: rate 1/s
+  record(from);
   for (int frame = 0;; ++frame) {
-    const int row = targetRow(frame);
-    if (row < 0) break;  // the last sample holds from here on
-    const KeyPose& key = kKeyPoses[size_t(row)];
-    const Quat target = key.tilted ? kPoseA : kPoseB;
-    const double openingTarget = kFingerGain * key.activation;
-    for (int s = 0; s < kSubstepsPerFrame; ++s) {
-      for (int axis = 0; axis < 3; ++axis)
-        g.position[size_t(axis)] =
-            key.position[axis] + (g.position[size_t(axis)] - key.position[axis]) * keepPosition;
-      g.orientation = slerpToward(g.orientation, target, turnFraction);
-      g.opening = openingTarget + (g.opening - openingTarget) * keepOpening;
-      record();
-    }
+    const std::optional<GripperState> to = frameTarget(frame);
+    if (!to) break;  // the last sample holds from here on
+    for (int s = 1; s <= kSubstepsPerFrame; ++s)
+      record(blend(from, *to, double(s) / kSubstepsPerFrame));
+    from = *to;
   }
 
   const auto addBox = [&](const std::string& name, const Vec3& halfExtents,

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <numbers>
+#include <optional>
 
 #include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
@@ -122,26 +123,56 @@ struct Expected {
   double opening;
 };
 
-/// The gripper at the end of every row: with the reference's one-frame offset, row i is in force
-/// for t in [cum(i−1), cum(i)), and the motion stops at 70.5 − 1/60 s. Each row is a constant
-/// target, so p, q and the opening decay exactly (rates 1, 0.5 and 1 per second).
-std::vector<Expected> expectedSchedule() {
-  Vec3d p(19.7719, -50.0, 66.1308);
+/// Newton 1.8.0's IK target for frame k (update_ik_targets at sim_time s = (k+1)/60): row
+/// i = searchsorted(cum, s, left), blended linearly from row i − 1 (row 0: from the initial FK
+/// pose, with row 0's activation) by α = clamp((s − cum(i−1))/duration(i), 0, 1), the quaternion
+/// normalized, the fingers at 4·activation; no new target from s >= 70.5 s on (nullopt).
+std::optional<Expected> frameTarget(int frame) {
+  const double s = (frame + 1) / 60.0;
+  if (s >= 70.5 - 1e-9) return std::nullopt;
   const Vec3d tool = Vec3d(0.803856, 0.0, -0.594824).normalized();
   const Vec3d n = (Vec3d::UnitZ() + tool).normalized();  // half-turn about the bisector
-  Quatd q(0.0, n.x(), n.y(), n.z());
-  double opening = 0.0, t = 0.0;
-  std::vector<Expected> out;
+  Expected previous{0.0, Vec3d(19.7719, -50.0, 66.1308), Quatd(0.0, n.x(), n.y(), n.z()),
+                    4.0 * kKeys[0].activation};
+  double start = 0.0;
   for (const Key& key : kKeys) {
-    const double end = std::min(t + key.duration, 70.5 - 1.0 / 60.0);
-    const double dt = end - t;
-    p = key.position + (p - key.position) * std::exp(-dt);
-    q = q.slerp(1.0 - std::exp(-0.5 * dt), (key.tilted ? kA : kB).normalized());
-    opening = 4.0 * key.activation + (opening - 4.0 * key.activation) * std::exp(-dt);
-    t = end;
-    out.push_back({t, p, q, opening});
+    const Quatd q = (key.tilted ? kA : kB).normalized();
+    if (start + key.duration >= s - 1e-9) {
+      const double alpha = std::clamp((s - start) / key.duration, 0.0, 1.0);
+      Quatd blended;
+      blended.coeffs() = (1 - alpha) * previous.orientation.coeffs() + alpha * q.coeffs();
+      return Expected{s, (1 - alpha) * previous.ee + alpha * key.position, blended.normalized(),
+                      (1 - alpha) * previous.opening + alpha * 4.0 * key.activation};
+    }
+    previous = {0.0, key.position, q, 4.0 * key.activation};
+    start += key.duration;
   }
-  return out;
+  return std::nullopt;
+}
+
+/// The gripper at time t: during frame k it moves linearly from frame k − 1's target (frame −1:
+/// the initial pose, fingers closed) to frame k's, reaching it at the frame's end; after the last
+/// target it holds.
+Expected expectedAt(double t) {
+  const Vec3d tool = Vec3d(0.803856, 0.0, -0.594824).normalized();
+  const Vec3d n = (Vec3d::UnitZ() + tool).normalized();
+  Expected from{0.0, Vec3d(19.7719, -50.0, 66.1308), Quatd(0.0, n.x(), n.y(), n.z()), 0.0};
+  const int frame = int(std::floor(t * 60.0 + 1e-9));
+  for (int k = std::min(frame, 4229) - 1; k >= 0; --k)
+    if (const auto target = frameTarget(k)) {  // the latest target before frame `frame`
+      from = *target;
+      break;
+    }
+  const std::optional<Expected> to = frameTarget(frame);
+  if (!to) return from;
+  const double w = t * 60.0 - frame;
+  Expected e;
+  e.time = t;
+  e.ee = (1 - w) * from.ee + w * to->ee;
+  e.orientation.coeffs() = (1 - w) * from.orientation.coeffs() + w * to->orientation.coeffs();
+  e.orientation.normalize();
+  e.opening = (1 - w) * from.opening + w * to->opening;
+  return e;
 }
 
 // ---- Model ---------------------------------------------------------------------------------
@@ -276,10 +307,18 @@ TEST(ClothFranka, GripperStartsAtTheReferenceEndEffectorPose) {
 }
 
 TEST(ClothFranka, GripperFollowsTheKeyPoseSchedule) {
-  const ModelDesc& desc = tubeDesc();
-  for (const Expected& e : expectedSchedule()) {
-    SCOPED_TRACE("t = " + std::to_string(e.time));
-    const Gripper g = gripperAt(desc, e.time);
+  const ModelDesc& desc = shirtDesc();
+  // Frame ends (each frame's target reached) and points inside frames, over the whole schedule
+  // and past its end.
+  std::vector<double> times;
+  for (int frame = 0; frame < 4300; frame += 37) {
+    times.push_back((frame + 1) / 60.0);
+    times.push_back((frame + 0.3) / 60.0);
+  }
+  for (double t : times) {
+    SCOPED_TRACE("t = " + std::to_string(t));
+    const Expected e = expectedAt(t);
+    const Gripper g = gripperAt(desc, t);
     EXPECT_NEAR((g.ee - e.ee).norm(), 0.0, 5e-3);
     const Vec3d toolAxis = e.orientation * Vec3d::UnitZ();
     const Quatd hand = e.orientation * Quatd(Eigen::AngleAxisd(-kPi / 4, Vec3d::UnitZ()));
@@ -290,36 +329,43 @@ TEST(ClothFranka, GripperFollowsTheKeyPoseSchedule) {
 }
 
 TEST(ClothFranka, GripperReachesTheKeyPosesAndOpensAndCloses) {
-  const ModelDesc& desc = tubeDesc();
-  // Row 0: above the shirt's right side, tilted 45°, fingers opening toward 3.2 cm.
-  Gripper g = gripperAt(desc, 3.9);
-  EXPECT_LT((g.ee - Vec3d(31, -60, 40)).norm(), 1.0);
-  EXPECT_NEAR(g.opening, 3.2, 0.1);
-  // Row 2 (closing at (31, −60, 20)): the fingers close toward 0.4 cm with a 1 s time constant.
-  g = gripperAt(desc, 8.0 - 1e-3);
-  EXPECT_LT((g.ee - Vec3d(31, -60, 20)).norm(), 20.0 * std::exp(-4.0) + 0.1);  // 4 s on it
-  EXPECT_NEAR(g.opening, 0.4 + (3.2 - 0.4) * std::exp(-2.0), 0.05);
-  // Rows 13–17 use orientation B: after 9 s of it the tool points straight down and the fingers
-  // close along world y.
-  g = gripperAt(desc, 41.0 - 1e-3);
-  EXPECT_GT(-g.toolAxis.z(), 0.999);
-  EXPECT_GT(std::abs(g.handY.y()), 0.999);
-  EXPECT_LT((g.ee - Vec3d(5, -60, 31)).norm(), 1.5);
-  // The motion stops at 70.5 − 1/60 s, 1.98 s into the last row (35 cm from its start), and the
-  // last pose holds.
-  const Gripper end = gripperAt(desc, 70.5 - 1.0 / 60.0), later = gripperAt(desc, 100.0);
-  EXPECT_LT((end.ee - later.ee).norm(), 1e-4);
-  EXPECT_NEAR((end.ee - Vec3d(-28, -60, 28)).norm(), 35.1 * std::exp(-(2.0 - 1.0 / 60.0)), 0.1);
+  const ModelDesc& desc = shirtDesc();
+  // Frame 0 opens the fingers to 4 × 0.8 = 3.2 cm.
+  EXPECT_NEAR(gripperAt(desc, 1.0 / 60.0).opening, 3.2, 1e-3);
+  // Row 0 ends at 4 s exactly on its pose, tilted 45°, open.
+  Gripper g = gripperAt(desc, 4.0);
+  EXPECT_LT((g.ee - Vec3d(31, -60, 40)).norm(), 5e-3);
+  EXPECT_NEAR(g.opening, 3.2, 1e-3);
+  EXPECT_NEAR((g.toolAxis - Vec3d(0.7071, 0, -0.7071)).norm(), 0.0, 1e-3);
+  // Row 2 closes the fingers at (31, −60, 20) to 0.4 cm, halfway by 7 s.
+  EXPECT_NEAR(gripperAt(desc, 7.0).opening, 0.5 * (3.2 + 0.4), 1e-3);
+  g = gripperAt(desc, 8.0);
+  EXPECT_LT((g.ee - Vec3d(31, -60, 20)).norm(), 5e-3);
+  EXPECT_NEAR(g.opening, 0.4, 1e-3);
+  // Row 13 turns to orientation B: the tool points straight down and the fingers close along
+  // world y; row 17 ends at (5, −60, 31).
+  g = gripperAt(desc, 41.0);
+  EXPECT_GT(-g.toolAxis.z(), 0.9999);
+  EXPECT_GT(std::abs(g.handY.y()), 0.9999);
+  EXPECT_LT((g.ee - Vec3d(5, -60, 31)).norm(), 5e-3);
+  // The last target is set for frame 4228 (s = 70.4833 s, α = 0.99167 into the last row, from
+  // (0, −40, 35) toward (−28, −60, 28)); the pose holds from the end of that frame on.
+  const Gripper end = gripperAt(desc, 4229.0 / 60.0), later = gripperAt(desc, 100.0);
+  EXPECT_LT((end.ee - later.ee).norm(), 1e-3);  // (t in float: ~1e-5 s from the sample)
+  const double alpha = (4229.0 / 60.0 - 68.5) / 2.0;
+  EXPECT_LT((end.ee - ((1 - alpha) * Vec3d(0, -40, 35) + alpha * Vec3d(-28, -60, 28))).norm(),
+            5e-3);
 }
 
 TEST(ClothFranka, GripperStaysClearOfTheClothDuringTheDefaultFrames) {
-  // The reference's 50-frame test never touches the cloth: the EE descends to ≈ 51.5 cm while
-  // the fingers open to ≈ 1.8 cm; the shirt's top is at 37.4 cm (the tube's at 35.6).
+  // The reference's 50-frame test never touches the cloth: the EE descends to ≈ 60.7 cm
+  // (a fifth of the way to row 0's 40 cm) with the fingers open 3.2 cm; the shirt's top is at
+  // 37.4 cm (the tube's at 35.6).
   const ModelDesc& desc = shirtDesc();
   const double tEnd = 50.0 / 60.0;
   const Gripper g = gripperAt(desc, tEnd);
-  EXPECT_NEAR(g.ee.z(), 51.4, 0.3);
-  EXPECT_NEAR(g.opening, 3.2 * (1 - std::exp(-tEnd)), 0.01);
+  EXPECT_NEAR(g.ee.z(), 66.1308 + (tEnd / 4.0) * (40.0 - 66.1308), 5e-3);
+  EXPECT_NEAR(g.opening, 3.2, 1e-3);
   double lowest = 1e30;
   for (size_t s = 0; s < desc.shapes.size(); ++s) {
     if (desc.shapes[s].motion.type != MotionType::Sampled) continue;
