@@ -5,6 +5,7 @@
 
 #include "apps/commands.h"
 #include "scenes/scene.h"
+#include "weft_version.h"
 
 namespace weft {
 
@@ -13,6 +14,8 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       "weft: Vertex Block Descent cloth and AVBD cables on CUDA and CPU, with tuned launch tables"};
   app.require_subcommand(1);
   app.footer("Run `weft SUBCOMMAND --help` for a subcommand's options.");
+  app.set_version_flag("--version", std::string("weft ") + WEFT_GIT_COMMIT,
+                       "print the version (the source commit) and exit");
 
   RunOptions run;
   CLI::App* runCmd = app.add_subcommand("run", "simulate a scene headless and check the result");
@@ -89,6 +92,22 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   benchCmd->add_option("--repetitions", bench.repetitions, "timed repetitions per scene")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+
+  // An unknown first word is a mistyped command: say so (CLI11 would only say that a subcommand
+  // is required).
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string names;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+      known = known || sub->get_name() == argv[1];
+    }
+    if (!known) {
+      err << "weft: unknown command '" << argv[1] << "' (commands: " << names
+          << "; `weft --help` describes them)\n";
+      return kExitError;
+    }
+  }
 
   try {
     app.parse(argc, argv);

@@ -1,5 +1,7 @@
 #include "kernels/runtime/device.h"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 
@@ -43,6 +45,16 @@ std::string cudaUnavailableReason() {
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     cudaGetLastError();
+    // The runtime says "driver version is insufficient" also when there is no driver at all.
+    if (status == cudaErrorInsufficientDriver) {
+      if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+        dlclose(driver);
+        return "no usable CUDA GPU: the NVIDIA driver is older than this build's CUDA runtime "
+               "needs; update the driver";
+      }
+      return "no usable CUDA GPU: no NVIDIA driver is installed (libcuda.so.1 not found)";
+    }
+    if (status == cudaErrorNoDevice) return "no CUDA GPU is visible";
     return std::string("no usable CUDA GPU (") + cudaGetErrorString(status) + ")";
   }
   if (count == 0) return "no CUDA GPU is visible";

@@ -207,6 +207,9 @@ TEST_F(CliTest, CudaWithoutGpuIsAClearError) {
   const CliResult r = cli({"run", "cloth_hanging", "--device", "cuda", "--out", path("out")});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("--device cpu"));
+  // Not the CUDA runtime's "driver version is insufficient", which it also says with no driver:
+  // either no driver is installed, or it is too old, or no GPU is visible.
+  EXPECT_THAT(r.err, ::testing::Not(HasSubstr("insufficient")));
   EXPECT_FALSE(fs::exists(path("out")));
 }
 
@@ -282,6 +285,21 @@ TEST_F(CliTest, BenchRejectsUnknownScenes) {
   const CliResult r = cli({"bench", "--scenes", "nope", "--device", "cpu"});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("unknown scene 'nope'"));
+}
+
+TEST_F(CliTest, VersionPrintsTheCommitAndExitsZero) {
+  const CliResult r = cli({"--version"});
+  EXPECT_EQ(r.code, kExitOk);
+  EXPECT_THAT(r.out, HasSubstr("weft "));
+  EXPECT_GT(r.out.size(), std::string("weft \n").size());
+}
+
+TEST_F(CliTest, UnknownCommandIsNamedWithTheValidOnes) {
+  const CliResult r = cli({"frobnicate", "--frames", "2"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("unknown command 'frobnicate'"));
+  for (const char* name : {"run", "scenes", "info", "tune-launch", "bench"})
+    EXPECT_THAT(r.err, HasSubstr(name));
 }
 
 TEST_F(CliTest, HelpExitsZero) {
