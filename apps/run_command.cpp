@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>  // access()
+
 #include "apps/commands.h"
 #include "apps/common.h"
 #include "apps/frame_writer.h"
@@ -52,15 +54,43 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
     fs::create_directories(target.parent_path(), ec);
   }
   const std::string tmp = path + ".tmp";
+  std::error_code ec;
   {
     std::ofstream out(tmp);
     if (!out) throw Error("cannot write " + path + " (is the folder writable?)");
     out << text;
-    if (!out) throw Error("writing " + path + " failed");
+    out.close();
+    if (!out) {
+      fs::remove(tmp, ec);  // no partial file left behind
+      throw Error("writing " + path + " failed");
+    }
   }
-  std::error_code ec;
   fs::rename(tmp, target, ec);
-  if (ec) throw Error("cannot move " + tmp + " to " + path + ": " + ec.message());
+  if (ec) {
+    const std::string reason = ec.message();
+    fs::remove(tmp, ec);
+    throw Error("cannot move " + tmp + " to " + path + ": " + reason);
+  }
+}
+
+/// Fails before any work is done when output file `path` (given by `option`) could not be
+/// written: it is a folder, or its nearest existing ancestor is not a writable folder. Creates and
+/// writes nothing.
+void checkOutputFile(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw Error(option + " " + path + " is a folder; give the path of a file");
+  const fs::path target(path);
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path())
+    dir = dir.parent_path();
+  if (!fs::is_directory(dir, ec))
+    throw Error(option + " " + path + " cannot be written: " + dir.string() + " is not a folder");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error(option + " " + path + " cannot be written: the folder " + dir.string() +
+                " is not writable");
 }
 
 /// The fields every `weft run` summary starts with.
@@ -256,6 +286,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       throw Error("--scene-option wants KEY=VALUE, got '" + kv + "'");
     sceneOptions.values[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  checkOutputFile(options.summaryPath, "--summary");  // before the simulation, not after it
   if (scene.cable)
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
   const ModelDesc desc = scene.build(sceneOptions);

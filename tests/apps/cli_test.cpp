@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -285,6 +287,23 @@ TEST_F(CliTest, BenchRejectsUnknownScenes) {
   const CliResult r = cli({"bench", "--scenes", "nope", "--device", "cpu"});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("unknown scene 'nope'"));
+}
+
+// An unwritable summary path fails before the simulation (cloth_hanging's 240 frames would take
+// minutes on the CPU), and writes neither frames nor anything else.
+TEST_F(CliTest, UnwritableSummaryFailsBeforeSimulating) {
+  fs::create_directories(dir_);
+  { std::ofstream(path("file.txt")) << "x"; }
+  for (const std::string& summary : {path(""), path("file.txt/summary.json")}) {
+    const auto start = std::chrono::steady_clock::now();
+    const CliResult r = cli(
+        {"run", "cloth_hanging", "--device", "cpu", "--out", path("frames"), "--summary", summary});
+    EXPECT_EQ(r.code, kExitError) << summary;
+    EXPECT_THAT(r.err, HasSubstr("--summary")) << summary;
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+    EXPECT_FALSE(fs::exists(path("frames"))) << summary;
+  }
+  EXPECT_FALSE(fs::exists(path("file.txt/summary.json.tmp")));
 }
 
 TEST_F(CliTest, VersionPrintsTheCommitAndExitsZero) {
