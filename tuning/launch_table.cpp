@@ -1,9 +1,11 @@
 #include "tuning/launch_table.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -55,7 +57,17 @@ const json& require(const json& object, const std::string& key, const std::strin
 
 int requireInt(const json& value, const std::string& source, const std::string& field) {
   if (!value.is_number_integer()) fail(source, field, "expected an integer");
-  return value.get<int>();
+  // Read at 64 bits and range-checked: get<int>() would wrap 4294967360 to 64.
+  if (value.is_number_unsigned()) {
+    const std::uint64_t v = value.get<std::uint64_t>();
+    if (v > std::uint64_t(std::numeric_limits<int>::max()))
+      fail(source, field, std::to_string(v) + " is out of range");
+    return int(v);
+  }
+  const std::int64_t v = value.get<std::int64_t>();
+  if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max())
+    fail(source, field, std::to_string(v) + " is out of range");
+  return int(v);
 }
 
 std::string requireString(const json& value, const std::string& source, const std::string& field) {

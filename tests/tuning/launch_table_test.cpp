@@ -214,6 +214,11 @@ TEST(LaunchTable, MalformedTablesNameTheFileAndTheField) {
               HasSubstr("tile size"));
   EXPECT_THAT(parseError(replaced("\"block_size\": 128", "\"block_size\": \"128\"")),
               HasSubstr("expected an integer"));
+  // 2^32 + 128 would wrap to a valid 128 at 32 bits; it is out of range, as are huge negatives.
+  EXPECT_THAT(parseError(replaced("\"block_size\": 128", "\"block_size\": 4294967424")),
+              HasSubstr("4294967424 is out of range"));
+  EXPECT_THAT(parseError(replaced("\"block_size\": 128", "\"block_size\": -4294967168")),
+              HasSubstr("out of range"));
   EXPECT_THAT(parseError(replaced("\"speedup\": 1.05", "\"speedup\": -1")), HasSubstr("speedup"));
   EXPECT_THAT(parseError(replaced("\"sm_count\": 132", "\"smcount\": 132")),
               HasSubstr("gpu.smcount"));
