@@ -1,13 +1,49 @@
 // Command-line parsing (CLI11) for the weft tool; each subcommand forwards to its command.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
+#include <string>
 
 #include "apps/commands.h"
 #include "scenes/scene.h"
 #include "weft_version.h"
 
 namespace weft {
+namespace {
+
+/// A whole number in [lo, hi], said plainly when it is not (CLI11's own range check prints its
+/// bounds as 309-digit floats and calls "abc" out of range).
+CLI::Validator wholeNumber(long long lo, long long hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        long long value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error == std::errc() && stop == end && value >= lo && value <= hi) return {};
+        return "must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
+               ", not '" + text + "'";
+      },
+      "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+}
+
+/// A finite number above zero.
+CLI::Validator positiveNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(value) &&
+            value > 0.0 && value <= 3.4e38)
+          return {};
+        return "must be a positive number, not '" + text + "'";
+      },
+      "POSITIVE");
+}
+
+}  // namespace
 
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{
@@ -21,7 +57,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   CLI::App* runCmd = app.add_subcommand("run", "simulate a scene headless and check the result");
   runCmd->add_option("scene", run.scene, "scene to run (see `weft scenes`)")->required();
   runCmd->add_option("--frames", run.frames, "frames to simulate (default: the scene's)")
-      ->check(CLI::PositiveNumber);
+      ->check(wholeNumber(1, 100000000));
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   runCmd->add_option("--out", run.outDir, "folder for the frames")->capture_default_str();
@@ -33,7 +69,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                      "launch table JSON (default: $WEFT_LAUNCH_TABLE, then tuning/tables/)");
   runCmd->add_option("--mesh", run.meshPath, "replace the scene's cloth with this OBJ");
   runCmd->add_option("--mesh-scale", run.meshScale, "scale the --mesh vertices first")
-      ->check(CLI::PositiveNumber);
+      ->check(positiveNumber());
   runCmd
       ->add_option("--mesh-rotate", run.meshRotate,
                    "then rotate the --mesh about x, y, z by RX RY RZ degrees")
@@ -71,6 +107,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   tuneCmd->add_option("--block-dims", tune.blockDims,
                       "candidate sizes, e.g. 8,16,32,64,128,256,512,1024 (default)");
   tuneCmd->add_option("--budget-ms", tune.budgetMs, "timing budget per (launch, size) [ms]")
+      ->check(positiveNumber())
       ->capture_default_str();
   tuneCmd->add_option("--out", tune.out, "table file (default: tuning/tables/<gpu>.json)");
   tuneCmd->add_option("--report", tune.report, "write TUNING.md and plots into this folder");
@@ -90,7 +127,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   benchCmd->add_option("--json", bench.jsonPath, "write the results as JSON");
   benchCmd->add_option("--markdown", bench.markdownPath, "write the benchmarks page");
   benchCmd->add_option("--repetitions", bench.repetitions, "timed repetitions per scene")
-      ->check(CLI::PositiveNumber)
+      ->check(wholeNumber(1, 100000))
       ->capture_default_str();
 
   // An unknown first word is a mistyped command: say so (CLI11 would only say that a subcommand

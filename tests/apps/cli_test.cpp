@@ -306,6 +306,24 @@ TEST_F(CliTest, UnwritableSummaryFailsBeforeSimulating) {
   EXPECT_FALSE(fs::exists(path("file.txt/summary.json.tmp")));
 }
 
+// Numbers out of range or not numbers at all are named plainly, with the allowed range.
+TEST_F(CliTest, BadNumbersAreNamedWithTheirRange) {
+  for (const std::string& frames : {"0", "-3", "abc", "1e99", "99999999999", "2.5"}) {
+    const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", frames});
+    EXPECT_EQ(r.code, kExitError) << frames;
+    EXPECT_THAT(r.err, HasSubstr("--frames")) << frames;
+    EXPECT_THAT(r.err, HasSubstr("whole number from 1 to 100000000")) << frames;
+    EXPECT_THAT(r.err, HasSubstr("'" + frames + "'")) << frames;
+    EXPECT_LT(r.err.size(), 200u) << r.err;
+  }
+  const CliResult scale = cli({"run", "cloth_hanging", "--mesh-scale", "0"});
+  EXPECT_EQ(scale.code, kExitError);
+  EXPECT_THAT(scale.err, HasSubstr("must be a positive number, not '0'"));
+  const CliResult reps = cli({"bench", "--repetitions", "abc"});
+  EXPECT_EQ(reps.code, kExitError);
+  EXPECT_THAT(reps.err, HasSubstr("whole number from 1 to 100000"));
+}
+
 TEST_F(CliTest, VersionPrintsTheCommitAndExitsZero) {
   const CliResult r = cli({"--version"});
   EXPECT_EQ(r.code, kExitOk);
