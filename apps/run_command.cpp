@@ -82,10 +82,9 @@ void checkOutputFile(const std::string& path, const std::string& option) {
   std::error_code ec;
   if (fs::is_directory(path, ec))
     throw Error(option + " " + path + " is a folder; give the path of a file");
-  const fs::path target(path);
-  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir != dir.parent_path())
-    dir = dir.parent_path();
+  fs::path dir = fs::path(path).parent_path();  // the nearest ancestor that exists
+  while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.parent_path();
+  if (dir.empty()) dir = ".";  // a relative path whose folders are all still to be made
   if (!fs::is_directory(dir, ec))
     throw Error(option + " " + path + " cannot be written: " + dir.string() + " is not a folder");
   if (::access(dir.c_str(), W_OK) != 0)

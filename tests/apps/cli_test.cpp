@@ -324,6 +324,18 @@ TEST_F(CliTest, BadNumbersAreNamedWithTheirRange) {
   EXPECT_THAT(reps.err, HasSubstr("whole number from 1 to 100000"));
 }
 
+// A relative summary path whose folders do not exist yet is fine: they are made.
+TEST_F(CliTest, RelativeSummaryPathInNewFoldersIsWritten) {
+  fs::create_directories(dir_);
+  const fs::path before = fs::current_path();
+  fs::current_path(dir_);
+  const CliResult r = cli({"run", "cloth_fold", "--device", "cpu", "--frames", "1", "--format",
+                           "none", "--summary", "new/sub/summary.json"});
+  fs::current_path(before);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "new/sub/summary.json"));
+}
+
 TEST_F(CliTest, VersionPrintsTheCommitAndExitsZero) {
   const CliResult r = cli({"--version"});
   EXPECT_EQ(r.code, kExitOk);
