@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <vector>
 
+#include "kernels/runtime/errors.h"
+
 namespace weft {
 
 namespace {
@@ -13,7 +15,13 @@ TableSelection fromExplicitFile(const std::string& path, const std::string& orig
   TableSelection s;
   s.origin = origin;
   s.path = path;
-  LaunchTable table = LaunchTable::load(path);  // malformed or missing: an error, not a fallback
+  // Malformed or missing: an error, not a fallback, saying where the path came from.
+  LaunchTable table;
+  try {
+    table = LaunchTable::load(path);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (the table named by " + origin + ")");
+  }
   if (!gpu) {
     s.reason = "the CPU backend has no block sizes; the table " + path + " is not used";
     return s;

@@ -188,6 +188,21 @@ TEST(TableSelection, MissingOrMalformedTableIsAnError) {
   }
   const std::string bad = dir.file("bad.json", "{ \"format\": ");
   EXPECT_THROW(selectLaunchTable(bad, &kH100, ""), Error);
+  // The message says where the path came from: the flag or the environment variable.
+  try {
+    selectLaunchTable(bad, &kH100, "");
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("--launch-table"));
+  }
+  ::setenv("WEFT_LAUNCH_TABLE", bad.c_str(), 1);
+  try {
+    selectLaunchTable("", &kH100, "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("bad.json"));
+    EXPECT_THAT(e.what(), HasSubstr("WEFT_LAUNCH_TABLE"));
+  }
+  ::unsetenv("WEFT_LAUNCH_TABLE");
 }
 
 TEST(LaunchTable, MalformedTablesNameTheFileAndTheField) {
