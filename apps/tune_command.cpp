@@ -85,12 +85,12 @@ int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
   if (!options.fresh && std::filesystem::exists(tablePath)) {
     try {
       LaunchTable incumbent = LaunchTable::load(tablePath);
-      if (incumbent.gpu.name == device->gpu().identity.name) {
+      const TableMatch match = matchTable(incumbent, device->gpu().identity);
+      if (match.applies) {
         t.incumbent = std::move(incumbent);
         out << "  near-ties go to the sizes of " << tablePath << " (--fresh ignores it)\n";
       } else {
-        out << "  note: " << tablePath << " is for " << incumbent.gpu.name
-            << "; tuning without it\n";
+        out << "  note: tuning without " << tablePath << ": it was " << match.reason << "\n";
       }
     } catch (const Error& e) {
       out << "  note: tuning without the existing table (" << e.what() << ")\n";

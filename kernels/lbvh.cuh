@@ -107,14 +107,6 @@ WEFT_HD inline int lowestBit(unsigned x) {
   return std::countr_zero(x);
 #endif
 }
-/// Reads a box corner another thread wrote (through L2 on CUDA, never a stale L1 line).
-WEFT_HD inline Vec3 loadCoherent(const Vec3* p) {
-#if WEFT_DEVICE_PASS
-  return {__ldcg(&p->x), __ldcg(&p->y), __ldcg(&p->z)};
-#else
-  return *p;
-#endif
-}
 /// Spreads the low 10 bits of v to every third bit (bit k → bit 3k).
 WEFT_HD inline unsigned spreadBits3(unsigned v) {
   v = (v * 0x00010001u) & 0xFF0000FFu;

@@ -1,5 +1,5 @@
 // Atomic operations that behave the same on both backends. Only order-independent operations are
-// offered (integer add and max, float min over non-negative values, arrival counting), so results
+// offered (integer add and max, float min over non-negative values), so results
 // stay deterministic however threads interleave.
 #pragma once
 
@@ -55,20 +55,6 @@ WEFT_HD inline void atomicMinNonNegativeFloat(float* address, float value) {
   int current = a.load(std::memory_order_relaxed);
   while (bits < current && !a.compare_exchange_weak(current, bits, std::memory_order_relaxed)) {
   }
-#endif
-}
-
-/// Arrival at a counter (such as an LBVH refit node's): returns how many threads arrived before.
-/// Release/acquire, so the second arrival sees what the first one wrote before arriving (in the
-/// refit, the box it wrote for its child).
-WEFT_HD inline int atomicArrive(int* counter) {
-#if WEFT_DEVICE_PASS
-  __threadfence();
-  const int before = atomicAdd(counter, 1);
-  __threadfence();
-  return before;
-#else
-  return std::atomic_ref<int>(*counter).fetch_add(1, std::memory_order_acq_rel);
 #endif
 }
 

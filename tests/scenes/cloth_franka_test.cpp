@@ -127,13 +127,18 @@ struct Expected {
 /// i = searchsorted(cum, s, left), blended linearly from row i − 1 (row 0: from the initial FK
 /// pose, with row 0's activation) by α = clamp((s − cum(i−1))/duration(i), 0, 1), the quaternion
 /// normalized, the fingers at 4·activation; no new target from s >= 70.5 s on (nullopt).
+/// The initial FK pose (link7 turned a half-turn about the bisector of z and the tool axis) with
+/// the given finger opening.
+Expected initialPose(double opening) {
+  const Vec3d tool = Vec3d(0.803856, 0.0, -0.594824).normalized();
+  const Vec3d n = (Vec3d::UnitZ() + tool).normalized();
+  return {0.0, Vec3d(19.7719, -50.0, 66.1308), Quatd(0.0, n.x(), n.y(), n.z()), opening};
+}
+
 std::optional<Expected> frameTarget(int frame) {
   const double s = (frame + 1) / 60.0;
   if (s >= 70.5 - 1e-9) return std::nullopt;
-  const Vec3d tool = Vec3d(0.803856, 0.0, -0.594824).normalized();
-  const Vec3d n = (Vec3d::UnitZ() + tool).normalized();  // half-turn about the bisector
-  Expected previous{0.0, Vec3d(19.7719, -50.0, 66.1308), Quatd(0.0, n.x(), n.y(), n.z()),
-                    4.0 * kKeys[0].activation};
+  Expected previous = initialPose(4.0 * kKeys[0].activation);
   double start = 0.0;
   for (const Key& key : kKeys) {
     const Quatd q = (key.tilted ? kA : kB).normalized();
@@ -154,9 +159,7 @@ std::optional<Expected> frameTarget(int frame) {
 /// the initial pose, fingers closed) to frame k's, reaching it at the frame's end; after the last
 /// target it holds.
 Expected expectedAt(double t) {
-  const Vec3d tool = Vec3d(0.803856, 0.0, -0.594824).normalized();
-  const Vec3d n = (Vec3d::UnitZ() + tool).normalized();
-  Expected from{0.0, Vec3d(19.7719, -50.0, 66.1308), Quatd(0.0, n.x(), n.y(), n.z()), 0.0};
+  Expected from = initialPose(0.0);  // fingers closed
   const int frame = int(std::floor(t * 60.0 + 1e-9));
   for (int k = std::min(frame, 4229) - 1; k >= 0; --k)
     if (const auto target = frameTarget(k)) {  // the latest target before frame `frame`

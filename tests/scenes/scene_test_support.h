@@ -24,49 +24,9 @@ inline void expectNear(const Vec3& actual, double x, double y, double z, double 
   EXPECT_NEAR(actual.z, z, tolerance);
 }
 
-/// Runs `frames` frames of `desc` with `options` at the scene's rate, and expects every scene
-/// check (each printed), zero self-intersections after every frame and complete contact lists (the
-/// last frame's largest counts within the capacities). Returns the final positions.
-inline std::vector<Vec3> expectRunPassesChecks(const Device& device, const Scene& scene,
-                                               const ModelDesc& desc, const SolverOptions& options,
-                                               int frames) {
-  Simulation sim(device, desc, options, 1.0 / scene.fps, scene.substeps);
-  IntersectionCounter intersections(device, desc.numParticles(), desc.triangles, desc.edges);
-  int worst = 0, firstBad = -1;  // self-intersections are counted after every frame
-  for (int f = 0; f < frames; ++f) {
-    sim.advanceFrame();
-    const int n = intersections.count(sim.state().positions.data());
-    if (n > 0 && firstBad < 0) firstBad = f;
-    worst = std::max(worst, n);
-  }
-  EXPECT_EQ(worst, 0) << "self-intersections from frame " << firstBad << " (at most " << worst
-                      << " edge-triangle pairs in a frame)";
-  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, frames})) {
-    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
-    std::printf("  %s %s: %s\n", c.pass ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
-  }
-  EXPECT_EQ(intersections.count(sim.state().positions.data()), 0);
-  const Simulation::ContactReport& contacts = sim.contactReport();
-  EXPECT_LE(contacts.lastFrame.maxVertexTriangle, contacts.vertexTriangleCapacity);
-  EXPECT_LE(contacts.lastFrame.maxEdgeEdge, contacts.edgeEdgeCapacity);
-  EXPECT_LE(contacts.lastFrame.maxTriangleVertex, contacts.triangleVertexCapacity);
-  return x;
-}
-
-/// Advances `sim` by `frames` frames and prints how long that took ("<name>: N frames on …").
-inline void advanceFramesTimed(Simulation& sim, const Device& device, const std::string& name,
-                               int frames) {
-  const auto start = std::chrono::steady_clock::now();
-  for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  std::printf("[ info     ] %s: %d frames on %s in %.2f s\n", name.c_str(), frames,
-              device.describe().c_str(),
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-}
-
-/// advanceFramesTimed that also counts the mesh's self-intersections after every frame and
-/// expects none: a pass-through that a later frame undoes would escape a final-state check.
-/// Reports the first frame that intersects, and how many pairs.
+/// Advances `sim` by `frames` frames, counting the mesh's self-intersections after every frame
+/// and expecting none (a pass-through that a later frame undoes would escape a final-state
+/// check); reports the first frame that intersects and how many pairs, and how long it took.
 inline void advanceFramesWithoutSelfIntersection(Simulation& sim, const Device& device,
                                                  const ModelDesc& desc, const std::string& name,
                                                  int frames) {
@@ -84,6 +44,26 @@ inline void advanceFramesWithoutSelfIntersection(Simulation& sim, const Device& 
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   EXPECT_EQ(worst, 0) << "self-intersections from frame " << firstBad << " (at most " << worst
                       << " edge-triangle pairs in a frame)";
+}
+
+/// Runs `frames` frames of `desc` with `options` at the scene's rate, and expects every scene
+/// check (each printed), zero self-intersections after every frame and complete contact lists (the
+/// last frame's largest counts within the capacities). Returns the final positions.
+inline std::vector<Vec3> expectRunPassesChecks(const Device& device, const Scene& scene,
+                                               const ModelDesc& desc, const SolverOptions& options,
+                                               int frames) {
+  Simulation sim(device, desc, options, 1.0 / scene.fps, scene.substeps);
+  advanceFramesWithoutSelfIntersection(sim, device, desc, scene.name, frames);
+  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
+  for (const CheckResult& c : scene.checks({desc, x, v, frames})) {
+    EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
+    std::printf("  %s %s: %s\n", c.pass ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
+  }
+  const Simulation::ContactReport& contacts = sim.contactReport();
+  EXPECT_LE(contacts.lastFrame.maxVertexTriangle, contacts.vertexTriangleCapacity);
+  EXPECT_LE(contacts.lastFrame.maxEdgeEdge, contacts.edgeEdgeCapacity);
+  EXPECT_LE(contacts.lastFrame.maxTriangleVertex, contacts.triangleVertexCapacity);
+  return x;
 }
 
 /// After `frames` frames of `sim` (a run of `desc`, built by `scene`), expects the scene's checks
