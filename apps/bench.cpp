@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "apps/interrupt.h"
 #include "kernels/graph_node_latency_probe.cuh"
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/graph.h"
@@ -57,6 +58,7 @@ WindowTiming timeWindow(Device& device, const std::string& sceneName,
   w.size = sim->sizeLabel();
   std::vector<double> us;
   for (int frame = 0; frame < w.endFrame; ++frame) {
+    throwIfInterrupted();
     sim->advanceFrame();
     if (frame >= w.firstFrame) us.push_back(1000.0 * sim->lastFrameMs() / scene.substeps);
   }
@@ -104,6 +106,7 @@ BenchResult benchScene(Device& device, const BenchOptions& options, const std::s
   DeviceTimer timer(device);
   std::vector<double> substepUs, frameUs;
   for (int rep = 0; rep < std::max(options.repetitions, 1); ++rep) {
+    throwIfInterrupted();
     start.snapshot->restore();
     double sum = 0.0;
     for (int s = 0; s < scene.substeps; ++s) {

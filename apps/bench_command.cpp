@@ -14,8 +14,10 @@
 #include "apps/bench.h"
 #include "apps/commands.h"
 #include "apps/common.h"
+#include "apps/interrupt.h"
 #include "kernels/runtime/errors.h"
 #include "scenes/scene.h"
+#include "tuning/files.h"
 #include "weft_version.h"
 
 namespace weft {
@@ -242,6 +244,8 @@ std::string markdown(const nlohmann::json& all) {
 int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> scenes = resolveSceneList(options.scenes, "benchmark");
   if (options.repetitions < 1) throw Error("--repetitions must be at least 1");
+  checkOutputFile(options.jsonPath, "--json");  // before the measurements, not after them
+  checkOutputFile(options.markdownPath, "--markdown");
   auto device = openDevice(options.device, false);
 
   // Which tables: built-in defaults and the tuned table (when one exists for this GPU), or one.
@@ -299,6 +303,8 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
       if (gpu)
         device->setLaunchPolicy(
             LaunchPolicy::resolve(t.table ? &*t.table : nullptr, name, gpu->ccMajor, gpu->ccMinor));
+      err << "weft bench: measuring " << name << " (" << t.label << ")\n";  // progress, for logs
+      err.flush();
       BenchOptions b;
       b.scene = name;
       b.repetitions = options.repetitions;
@@ -328,21 +334,12 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
   if (noisy)
     err << "weft bench: warning: the run-to-run spread exceeded 3% on some scene; the medians are "
            "less trustworthy (is something else using the machine?)\n";
-  auto write = [](const std::string& path, const std::string& text) {
-    const std::filesystem::path p(path);
-    std::error_code ec;
-    if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-    std::ofstream f(path);
-    if (!f) throw Error("cannot write " + path + " (is the folder writable?)");
-    f << text;
-    if (!f) throw Error("writing " + path + " failed");
-  };
   if (!options.jsonPath.empty()) {
-    write(options.jsonPath, all.dump(2) + "\n");
+    writeFileAtomically(options.jsonPath, all.dump(2) + "\n");
     out << "  json          " << options.jsonPath << "\n";
   }
   if (!options.markdownPath.empty()) {
-    write(options.markdownPath, markdown(all));
+    writeFileAtomically(options.markdownPath, markdown(all));
     out << "  markdown      " << options.markdownPath << "\n";
   }
   return kExitOk;
@@ -351,8 +348,12 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
 }  // namespace
 
 int benchCommand(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) {
+  const InterruptScope interrupts;
   try {
     return bench(options, out, err);
+  } catch (const Interrupted& e) {
+    err << "weft bench: " << e.what() << "; stopped before writing any results\n";
+    return interruptExitCode(e.signal);
   } catch (const Error& e) {
     err << "weft bench: error: " << e.what() << "\n";
     return kExitError;

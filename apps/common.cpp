@@ -1,11 +1,50 @@
 #include "apps/common.h"
 
+#include <unistd.h>  // access()
+
+#include <filesystem>
 #include <sstream>
 
 #include "kernels/runtime/errors.h"
 #include "scenes/scene.h"
 
 namespace weft {
+
+/// The nearest folder at or above `path` that exists ("." for a relative path whose folders are
+/// all still to be made); throws when what exists there is not a folder or is not writable.
+namespace {
+
+std::filesystem::path writableAncestor(const std::filesystem::path& path, const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path dir = path;
+  while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec))
+    throw Error(what + " cannot be written: " + dir.string() + " is not a folder");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw Error(what + " cannot be written: the folder " + dir.string() + " is not writable");
+  return dir;
+}
+
+}  // namespace
+
+void checkOutputFile(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw Error(option + " " + path + " is a folder; give the path of a file");
+  writableAncestor(fs::path(path).parent_path(), option + " " + path);
+}
+
+void checkOutputFolder(const std::string& path, const std::string& option) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(path, ec) && !fs::is_directory(path, ec))
+    throw Error(option + " " + path + " is a file; give a folder for the frames");
+  writableAncestor(fs::path(path), option + " " + path);
+}
 
 std::unique_ptr<Device> openDevice(const std::string& deviceName, bool debugLaunches) {
   DeviceOptions options;

@@ -27,6 +27,13 @@ std::vector<std::string> splitList(const std::string& text);
 /// or when nothing is left; `purpose` ("benchmark", "tune") words that error.
 std::vector<std::string> resolveSceneList(const std::string& spec, const std::string& purpose);
 
+/// Fails before any work is done when output file `path` (given by `option`, e.g. "--summary")
+/// could not be written: it is a folder, or its nearest existing ancestor is not a writable
+/// folder. Creates and writes nothing; "" passes.
+void checkOutputFile(const std::string& path, const std::string& option);
+/// The same for an output folder: a folder (or one that can be made there) that is writable.
+void checkOutputFolder(const std::string& path, const std::string& option);
+
 /// "built-in defaults" or the table's path, for summaries.
 std::string describeTableInUse(const TableSelection& selection);
 

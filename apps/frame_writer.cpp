@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "kernels/runtime/errors.h"
+#include "tuning/files.h"
 
 namespace weft {
 namespace {
@@ -36,7 +37,7 @@ class UsdaWriter final : public FrameWriter {
  public:
   UsdaWriter(const fs::path& path, const ModelDesc& desc, double fps, int plannedFrames)
       : path_(path), desc_(desc), fps_(fps) {
-    file_ = openForWriting(path);
+    file_ = openForWriting(temporaryPathFor(path.string()));
     std::fprintf(file_, "#usda 1.0\n(\n    defaultPrim = \"World\"\n");
     // endTimeCode is rewritten in place by finish() when fewer frames were written; the padding
     // keeps the line length fixed.
@@ -60,7 +61,10 @@ class UsdaWriter final : public FrameWriter {
   }
 
   ~UsdaWriter() override {
-    if (file_) finish();
+    try {
+      if (file_) finish();  // an error unwinding the run still leaves the frames written so far
+    } catch (...) {
+    }
   }
 
   void writeFrame(int frame, double, std::span<const Vec3> positions) override {
@@ -77,9 +81,15 @@ class UsdaWriter final : public FrameWriter {
     std::fseek(file_, endTimeOffset_, SEEK_SET);
     std::fprintf(file_, "    endTimeCode = %-12d\n", std::max(lastFrame_, 0));
     const bool failed = std::ferror(file_) != 0;
-    std::fclose(file_);
+    const bool closed = std::fclose(file_) == 0;
     file_ = nullptr;
-    if (failed) throw Error("writing " + path_.string() + " failed (disk full?)");
+    const std::string tmp = temporaryPathFor(path_.string());
+    if (failed || !closed) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw Error("writing " + path_.string() + " failed (disk full?)");
+    }
+    moveIntoPlace(tmp, path_.string());  // the file appears only when complete
   }
 
   std::vector<std::string> files() const override { return {path_.string()}; }
@@ -178,13 +188,19 @@ class ObjSequenceWriter final : public FrameWriter {
     char name[64];
     std::snprintf(name, sizeof(name), "_%05d.obj", frame);
     const fs::path path = directory_ / (scene_ + name);
-    FILE* f = openForWriting(path);
+    const std::string tmp = temporaryPathFor(path.string());
+    FILE* f = openForWriting(tmp);
     for (const Vec3& x : positions) std::fprintf(f, "v %.7g %.7g %.7g\n", x.x, x.y, x.z);
     for (const Int3& t : desc_.triangles)
       std::fprintf(f, "f %d %d %d\n", t.x + 1, t.y + 1, t.z + 1);
     const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) throw Error("writing " + path.string() + " failed (disk full?)");
+    const bool closed = std::fclose(f) == 0;
+    if (failed || !closed) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw Error("writing " + path.string() + " failed (disk full?)");
+    }
+    moveIntoPlace(tmp, path.string());
     files_.push_back(path.string());
   }
   void finish() override {}
@@ -245,8 +261,12 @@ class RigidUsdaWriter final : public RigidFrameWriter {
  public:
   RigidUsdaWriter(fs::path path, const RigidDesc& desc, double fps)
       : path_(std::move(path)), desc_(desc), fps_(fps) {
-    FILE* probe = openForWriting(path_);  // fail now, not after the run
+    // Fail now, not after the run; the probe leaves nothing behind.
+    const std::string tmp = temporaryPathFor(path_.string());
+    FILE* probe = openForWriting(tmp);
     std::fclose(probe);
+    std::error_code ec;
+    fs::remove(tmp, ec);
   }
   ~RigidUsdaWriter() override {
     if (!written_) {
@@ -263,7 +283,8 @@ class RigidUsdaWriter final : public RigidFrameWriter {
   void finish() override {
     if (written_) return;
     written_ = true;
-    FILE* f = openForWriting(path_);
+    const std::string tmp = temporaryPathFor(path_.string());
+    FILE* f = openForWriting(tmp);
     const int last = frames_.empty() ? 0 : frames_.back();
     std::fprintf(f,
                  "#usda 1.0\n(\n    defaultPrim = \"World\"\n    endTimeCode = %d\n"
@@ -308,8 +329,13 @@ class RigidUsdaWriter final : public RigidFrameWriter {
     }
     std::fprintf(f, "}\n");
     const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
-    if (failed) throw Error("writing " + path_.string() + " failed (disk full?)");
+    const bool closed = std::fclose(f) == 0;
+    if (failed || !closed) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw Error("writing " + path_.string() + " failed (disk full?)");
+    }
+    moveIntoPlace(tmp, path_.string());
   }
   std::vector<std::string> files() const override { return {path_.string()}; }
 

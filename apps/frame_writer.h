@@ -1,6 +1,11 @@
 // Writing simulated frames to disk: USD ASCII (one .usda file, time-sampled points; opens in
 // usdview, Blender and Omniverse) or one OBJ per frame. Shapes are written too (USD only), with
 // time-sampled poses when they move.
+//
+// Every file is written under "<name>.tmp" and renamed when complete (tuning/files.h): the .usda
+// when finish() closes its time samples, each OBJ when its frame is written. A run stopped by a
+// signal calls finish() after its last frame, so the file holds the frames done; a run killed
+// outright leaves at most a .tmp, never a truncated file under the final name.
 #pragma once
 
 #include <cstdio>

@@ -17,8 +17,18 @@ ProgressBar::~ProgressBar() {
 }
 
 void ProgressBar::update(int done, const std::string& note) {
-  if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
+  if (!enabled_) {  // plain lines for logs and pipes
+    if (printedAny_ && done < total_ && now - lastDraw_ < std::chrono::seconds(5)) return;
+    printedAny_ = true;
+    lastDraw_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double left = done > 0 ? elapsed * (total_ - done) / done : 0.0;
+    std::fprintf(stderr, "%s: %d of %d, %.1f s elapsed, %.1f s left%s%s\n", label_.c_str(), done,
+                 total_, elapsed, left, note.empty() ? "" : ", ", note.c_str());
+    std::fflush(stderr);
+    return;
+  }
   // Redraw at most ~20 times a second, but always show the last step.
   if (active_ && done < total_ && now - lastDraw_ < std::chrono::milliseconds(50)) return;
   lastDraw_ = now;

@@ -1,5 +1,6 @@
-// A one-line progress bar on stderr when it is a terminal: what runs, how far, how fast, time left.
-// Silent when stderr is not a terminal (logs, CI), where the final summary says everything.
+// Progress on stderr: what runs, how far, how fast, time left. On a terminal a one-line bar redrawn
+// in place; otherwise (a log, a pipe, CI) a plain line for the first step, then at most one every
+// 5 seconds, and the last, each flushed, so a log shows how far a run got even if it is killed.
 #pragma once
 
 #include <chrono>
@@ -21,6 +22,7 @@ class ProgressBar {
   int total_;
   bool enabled_;
   bool active_ = false;
+  bool printedAny_ = false;  // plain lines: whether the first one is out
   std::chrono::steady_clock::time_point start_, lastDraw_;
 };
 

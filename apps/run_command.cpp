@@ -15,11 +15,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>  // access()
-
 #include "apps/commands.h"
 #include "apps/common.h"
 #include "apps/frame_writer.h"
+#include "apps/interrupt.h"
 #include "apps/progress.h"
 #include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
@@ -27,6 +26,7 @@
 #include "scenes/scene.h"
 #include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
+#include "tuning/files.h"
 #include "weft_version.h"
 
 namespace weft {
@@ -43,53 +43,6 @@ std::string formatFixed(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
   return buffer;
-}
-
-/// Writes `text` to `path` atomically (temporary file, then rename).
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  if (target.has_parent_path()) {
-    std::error_code ec;
-    fs::create_directories(target.parent_path(), ec);
-  }
-  const std::string tmp = path + ".tmp";
-  std::error_code ec;
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error("cannot write " + path + " (is the folder writable?)");
-    out << text;
-    out.close();
-    if (!out) {
-      fs::remove(tmp, ec);  // no partial file left behind
-      throw Error("writing " + path + " failed");
-    }
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    const std::string reason = ec.message();
-    fs::remove(tmp, ec);
-    throw Error("cannot move " + tmp + " to " + path + ": " + reason);
-  }
-}
-
-/// Fails before any work is done when output file `path` (given by `option`) could not be
-/// written: it is a folder, or its nearest existing ancestor is not a writable folder. Creates and
-/// writes nothing.
-void checkOutputFile(const std::string& path, const std::string& option) {
-  namespace fs = std::filesystem;
-  if (path.empty()) return;
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw Error(option + " " + path + " is a folder; give the path of a file");
-  fs::path dir = fs::path(path).parent_path();  // the nearest ancestor that exists
-  while (!dir.empty() && !fs::exists(dir, ec)) dir = dir.parent_path();
-  if (dir.empty()) dir = ".";  // a relative path whose folders are all still to be made
-  if (!fs::is_directory(dir, ec))
-    throw Error(option + " " + path + " cannot be written: " + dir.string() + " is not a folder");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw Error(option + " " + path + " cannot be written: the folder " + dir.string() +
-                " is not writable");
 }
 
 /// The fields every `weft run` summary starts with.
@@ -122,13 +75,19 @@ void addTimingAndChecks(nlohmann::json& j, double usPerSubstep, double msPerFram
   j["ms_per_frame_median"] = msPerFrame;
   j["frame_ms"] = frameMs;
   j["wall_seconds"] = wallSeconds;
-  nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object();
+  nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object(),
+                 information = nlohmann::json::object();
   for (const CheckResult& c : checks) {
+    if (c.informational) {
+      information[c.name] = c.detail;
+      continue;
+    }
     checkPass[c.name] = c.pass;
     checkDetail[c.name] = c.detail;
   }
   j["checks"] = checkPass;
   j["check_details"] = checkDetail;
+  j["information"] = information;
   j["all_checks_pass"] = allPass;
 }
 
@@ -158,10 +117,12 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
 
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
+  int framesRun = 0;  // fewer than `frames` when a signal stopped the run
   ProgressBar progress("weft run " + scene.name, frames);
   const auto wallStart = std::chrono::steady_clock::now();
-  for (int frame = 1; frame <= frames; ++frame) {
+  for (int frame = 1; frame <= frames && !interruptSignal(); ++frame) {
     sim.advanceFrame();
+    framesRun = frame;
     frameMs.push_back(sim.lastFrameMs());
     poses = sim.poses();
     linear = sim.linearVelocities();
@@ -187,12 +148,13 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
   if (writer) writer->finish();
 
+  const int signal = divergence ? 0 : interruptSignal();
   std::vector<CheckResult> checks;
   if (divergence) {
     checks.push_back({"finite", false,
                       "body " + std::to_string(divergence->particle) +
                           " became non-finite at frame " + std::to_string(divergence->frame)});
-  } else {
+  } else if (!signal) {
     checks = scene.rigidChecks(
         RigidCheckInput{desc, poses, linear, angular, frames, frames / scene.fps});
     const RigidSimulation::ContactReport& r = sim.contactReport();
@@ -204,10 +166,11 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
                                : "the last frame's contact rows overflowed"});
   }
   const bool allPass =
-      std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.pass; });
+      !signal && std::all_of(checks.begin(), checks.end(),
+                             [](const CheckResult& c) { return c.pass || c.informational; });
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
-  const long long framesDone = divergence ? divergence->frame : frames;
+  const long long framesDone = divergence ? divergence->frame : framesRun;
   const RigidSimulation::ContactReport& contacts = sim.contactReport();
 
   out << "weft run " << scene.name << "\n";
@@ -228,10 +191,20 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       << " broad-phase partners per shape\n";
   for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
   for (const CheckResult& c : checks)
-    out << "  check         " << (c.pass ? "pass " : "FAIL ") << c.name << ": " << c.detail << "\n";
+    out << (c.informational ? "  info          "
+            : c.pass        ? "  check         pass "
+                            : "  check         FAIL ")
+        << c.name << ": " << c.detail << "\n";
   if (writer)
     for (const std::string& f : writer->files()) out << "  output        " << f << "\n";
-  out << "  result        " << (allPass ? "all checks pass" : "FAILED") << "\n";
+  if (signal)
+    out << "  interrupted   by " << signalName(signal) << " after frame " << framesDone << " of "
+        << frames << "; the outputs hold frames 0-" << framesDone << ", complete; checks not run\n";
+  out << "  result        "
+      << (signal    ? "interrupted"
+          : allPass ? "all checks pass"
+                    : "FAILED")
+      << "\n";
 
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
@@ -251,9 +224,12 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
                      {"row_capacity", contacts.rowCapacity},
                      {"largest_partners", contacts.largestPartners},
                      {"regrowths", contacts.regrowths}};
-    writeFileAtomically(options.summaryPath, j.dump(2) + "\n");
+    j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
+    writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
     out << "  summary       " << options.summaryPath << "\n";
   }
+  out.flush();
+  if (signal) return interruptExitCode(signal);
   return allPass ? kExitOk : kExitCheckFailed;
 }
 
@@ -286,9 +262,15 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     sceneOptions.values[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
   checkOutputFile(options.summaryPath, "--summary");  // before the simulation, not after it
+  if (format != FrameFormat::None) checkOutputFolder(options.outDir, "--out");
+  checkSceneFits(scene, sceneOptions, availableHostMemory(),
+                 device->isCuda() ? device->gpu().totalMemoryBytes : 0);
   if (scene.cable)
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
   const ModelDesc desc = scene.build(sceneOptions);
+  if (!options.meshPath.empty())  // a mesh's size is known once it is read
+    checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc.numParticles(), false,
+                     availableHostMemory(), device->isCuda() ? device->gpu().totalMemoryBytes : 0);
   Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps,
                  options.useGraphs && !options.profile);
   StepProfile profile;
@@ -304,10 +286,12 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
   std::vector<Vec3> positions = desc.positions, velocities = desc.velocities;
+  int framesRun = 0;  // fewer than `frames` when a signal stopped the run
   ProgressBar progress("weft run " + scene.name, frames);
   const auto wallStart = std::chrono::steady_clock::now();
-  for (int frame = 1; frame <= frames; ++frame) {
+  for (int frame = 1; frame <= frames && !interruptSignal(); ++frame) {
     sim.advanceFrame();
+    framesRun = frame;
     frameMs.push_back(sim.lastFrameMs());
     positions = sim.positions();
     velocities = sim.velocities();
@@ -328,12 +312,13 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
 
   // ---- Checks ----------------------------------------------------------------------------
   const int selfIntersections = divergence ? -1 : intersections.count(sim.state().positions.data());
+  const int signal = divergence ? 0 : interruptSignal();
   std::vector<CheckResult> checks;
   if (divergence) {
     checks.push_back({"finite", false,
                       "particle " + std::to_string(divergence->particle) +
                           " became non-finite at frame " + std::to_string(divergence->frame)});
-  } else {
+  } else if (!signal) {
     checks = scene.checks(CheckInput{desc, positions, velocities, frames});
     if (scene.checksSelfIntersections)
       checks.push_back(checkNoSelfIntersections(selfIntersections));
@@ -349,10 +334,11 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     }
   }
   const bool allPass =
-      std::all_of(checks.begin(), checks.end(), [](const CheckResult& c) { return c.pass; });
+      !signal && std::all_of(checks.begin(), checks.end(),
+                             [](const CheckResult& c) { return c.pass || c.informational; });
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
-  const long long framesDone = divergence ? divergence->frame : frames;
+  const long long framesDone = divergence ? divergence->frame : framesRun;
 
   // ---- Summary -------------------------------------------------------------------------------
   out << "weft run " << scene.name << "\n";
@@ -362,6 +348,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   out << "  model         " << desc.numParticles() << " particles, " << desc.numTriangles()
       << " triangles, " << desc.numEdges() << " edges, " << desc.coloring.numColors() << " colors, "
       << desc.shapes.size() << " shapes\n";
+  for (const std::string& w : desc.warnings) out << "  warning       " << w << "\n";
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
       << scene.solver.iterations << " iterations at " << scene.fps << " fps, in "
       << formatFixed(wallSeconds, 2) << " s wall\n";
@@ -370,7 +357,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       << (device->isCuda() ? "CUDA events" : "host clock") << ")\n";
   if (selfIntersections >= 0)
     out << "  intersections " << selfIntersections << " edge-triangle self-intersections at the end"
-        << (options.intersectionsEveryFrame
+        << (options.intersectionsEveryFrame && !intersectionsPerFrame.empty()
                 ? ", at most " +
                       std::to_string(*std::max_element(intersectionsPerFrame.begin(),
                                                        intersectionsPerFrame.end())) +
@@ -400,14 +387,24 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     }
   }
   for (const CheckResult& c : checks)
-    out << "  check         " << (c.pass ? "pass " : "FAIL ") << c.name << ": " << c.detail << "\n";
+    out << (c.informational ? "  info          "
+            : c.pass        ? "  check         pass "
+                            : "  check         FAIL ")
+        << c.name << ": " << c.detail << "\n";
   if (writer)
     for (const std::string& f :
          writer->files().size() > 3
              ? std::vector<std::string>{writer->files().front(), "...", writer->files().back()}
              : writer->files())
       out << "  output        " << f << "\n";
-  out << "  result        " << (allPass ? "all checks pass" : "FAILED") << "\n";
+  if (signal)
+    out << "  interrupted   by " << signalName(signal) << " after frame " << framesDone << " of "
+        << frames << "; the outputs hold frames 0-" << framesDone << ", complete; checks not run\n";
+  out << "  result        "
+      << (signal    ? "interrupted"
+          : allPass ? "all checks pass"
+                    : "FAILED")
+      << "\n";
 
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);
@@ -416,6 +413,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     j["triangles"] = desc.numTriangles();
     j["edges"] = desc.numEdges();
     j["colors"] = desc.coloring.numColors();
+    j["warnings"] = desc.warnings;
     addTimingAndChecks(j, usPerSubstep, msPerFrame, frameMs, wallSeconds, checks, allPass);
     j["diverged"] = divergence ? nlohmann::json{{"frame", divergence->frame},
                                                 {"particle", divergence->particle}}
@@ -433,15 +431,19 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                            {"capacity_triangle_vertex", contacts.triangleVertexCapacity},
                            {"regrowths", contacts.regrowths}};
     }
-    writeFileAtomically(options.summaryPath, j.dump(2) + "\n");
+    j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
+    writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
     out << "  summary       " << options.summaryPath << "\n";
   }
+  out.flush();
+  if (signal) return interruptExitCode(signal);
   return allPass ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace
 
 int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  const InterruptScope interrupts;
   try {
     return runScene(options, out, err);
   } catch (const Error& e) {

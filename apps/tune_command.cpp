@@ -9,6 +9,7 @@
 
 #include "apps/commands.h"
 #include "apps/common.h"
+#include "apps/interrupt.h"
 #include "apps/progress.h"
 #include "kernels/runtime/errors.h"
 #include "scenes/scene.h"
@@ -23,12 +24,7 @@ std::vector<KernelId> resolveKernels(const std::string& spec) {
   std::vector<KernelId> ids;
   for (const std::string& name : splitList(spec)) {
     const auto id = kernelFromName(name);
-    if (!id) {
-      std::string valid;
-      for (KernelId k : allKernels())
-        valid += (valid.empty() ? "" : ", ") + std::string(kernelName(k));
-      throw Error("unknown kernel '" + name + "' (valid: " + valid + ")");
-    }
+    if (!id) throw Error(unknownKernelMessage(name));
     ids.push_back(*id);
   }
   return ids;
@@ -79,6 +75,8 @@ int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
   const std::string tablePath =
       options.out.empty() ? defaultTablesDir() + "/" + slug(device->gpu().identity.name) + ".json"
                           : options.out;
+  checkOutputFile(tablePath, "--out");  // before the measurements, not after them
+  if (!options.report.empty()) checkOutputFolder(options.report, "--report");
 
   // The table being replaced wins near-ties (tuner.h), unless --fresh; one for another GPU, or
   // one that does not parse, is ignored with a note.
@@ -100,6 +98,7 @@ int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
   std::unique_ptr<ProgressBar> bar;
   std::string phase;
   t.progress = [&](const std::string& what, int done, int total) {
+    throwIfInterrupted();  // between measurements: the tuner unwinds, no table is written
     const std::string scenePhase = what.substr(0, what.find(':'));
     if (!bar || scenePhase != phase) {
       if (bar) bar->finish();
@@ -133,8 +132,13 @@ int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err) {
+  const InterruptScope interrupts;
   try {
     return tune(options, out, err);
+  } catch (const Interrupted& e) {
+    err << "weft tune-launch: " << e.what()
+        << "; stopped before writing the table (the existing one, if any, is unchanged)\n";
+    return interruptExitCode(e.signal);
   } catch (const Error& e) {
     err << "weft tune-launch: error: " << e.what() << "\n";
     return kExitError;

@@ -275,6 +275,9 @@ Scene makeCableBundleHysteresisScene() {
   o.collideInterval = 10;  // contacts on substep 0 of each frame only
   scene.buildRigid = buildBundle;
   scene.rigidChecks = checkBundle;
+  scene.elementsFor = [](const SceneOptions& options) {
+    return (long long)kCables * readOptions(options).segments + kObstacles;
+  };
   return scene;
 }
 

@@ -160,6 +160,10 @@ Scene makeCablePileScene() {
   o.stickyContacts = true;  // contact_matching="sticky"
   scene.buildRigid = buildCablePile;
   scene.rigidChecks = checkCablePile;
+  scene.elementsFor = [](const SceneOptions& options) {
+    return (long long)countOption(options, "layers", 10) * countOption(options, "lanes", 10) *
+           kSegments;
+  };
   return scene;
 }
 

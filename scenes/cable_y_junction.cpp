@@ -107,10 +107,12 @@ CheckResult checkConnected(const RigidCheckInput& in) {
           : std::max_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
               return a.size() < b.size();
             })->size();
+  // Information: the joint graph is the model's, fixed when the scene is built.
   return {"connected", groups.size() == 1,
           "jointed groups: " + std::to_string(groups.size()) + ", the largest of " +
               std::to_string(largest) + " of " + std::to_string(in.desc.numBodies()) +
-              " bodies (limit: 1)"};
+              " bodies (limit: 1)",
+          true};
 }
 
 /// Every body within |x|, |y| <= 2 m and −0.2 <= z <= 3 m (the reference's inclusive limits).

@@ -16,6 +16,10 @@ struct CheckResult {
   std::string name;  // e.g. "bounded"
   bool pass = false;
   std::string detail;  // e.g. "max |x| = 1.62 m (limit 10 m)"
+  // A property the scene's construction guarantees rather than the simulation (e.g. that the
+  // joint graph is connected): reported as information ("info" in weft run, "information" in its
+  // summary), never a reason for a run to fail.
+  bool informational = false;
 };
 
 /// What a check looks at: the final state of a run.

@@ -119,6 +119,10 @@ Scene makeClothFoldScene() {
   o.selfContact.margin = 0.01f;
   scene.build = buildClothFold;
   scene.checks = checkClothFold;
+  scene.elementsFor = [](const SceneOptions& options) {
+    const long long side = foldCells(options) + 1;
+    return side * side;
+  };
   return scene;
 }
 

@@ -27,7 +27,8 @@
 // procedural stand-in, an open elliptical tube (semi-axes 26 cm (x) × 12 cm (z), centre z 23.6,
 // axis along y from −82.6 to −18.0, ring spacing 1.025 cm, ≈ 1.23 cm around; 7970 cm², back wall
 // from z ≈ 11.6, 40% inside the table). `--mesh FILE.obj` runs any OBJ, placed by the --mesh-*
-// flags or, without them, where the shirt goes.
+// flags or, without them, unrotated with its bounding box centred where the shirt's is (a
+// warning of the run says so, with the mesh's size, and how to place it otherwise).
 //
 // Gripper (the spec's "faithful simplification", step 2), moved as Newton 1.8.0 moves the arm.
 // Before each frame its host code sets an IK target for the end effector (EE: link7 + 22 cm along
@@ -128,6 +129,12 @@ constexpr EdgeMaterial kBending{5.0f, 0.5f};
 constexpr float kParticleRadius = 0.8f;  // [cm] against the shapes
 // The reference's placement of its shirt (authored in cm, neck toward +y).
 constexpr Vec3 kShirtPosition{0.0f, 70.0f, 30.0f};
+// The shirt's bounding box centre once placed (the file comment's box), where an OBJ given by
+// --mesh without placement flags is centred.
+constexpr Vec3 kShirtBoxCentre{0.05f, -50.3f, 23.65f};
+// The `bounded` check's box [cm].
+constexpr Vec3 kSceneBoxLower{-36.0f, -95.0f, -5.0f};
+constexpr Vec3 kSceneBoxSize{72.0f, 100.0f, 61.0f};
 
 // ---- Environment -----------------------------------------------------------------------------
 constexpr Vec3 kTableCentre{0.0f, -50.0f, 10.0f};                // [cm]
@@ -367,20 +374,47 @@ ClothMeshParams tubeGarment() {
 }
 
 /// --mesh (an OBJ file) or, by default, the reference's shirt (compiled in) as the garment,
-/// placed by the --mesh-* flags or as the reference places its shirt.
-ClothMeshParams objGarment(const SceneOptions& options) {
+/// placed by the --mesh-* flags, as the reference places its shirt, or (an OBJ without flags)
+/// with its bounding box centred where the shirt's is; `note` then says where, how large, and how
+/// to place it otherwise.
+ClothMeshParams objGarment(const SceneOptions& options, std::string& note) {
   MeshData obj = options.meshPath.empty() ? loadShippedObjMesh("unisex_shirt.obj")
                                           : loadObjMesh(options.meshPath);
   ClothMeshParams mesh;
   mesh.vertices = std::move(obj.vertices);
   mesh.triangles = std::move(obj.triangles);
+  mesh.triangleLines = std::move(obj.triangleLines);
   if (options.meshTransformGiven) {
     mesh.position = options.meshTranslation;
     mesh.rotation = meshRotation(options);
     mesh.scale = options.meshScale;
-  } else {
+  } else if (options.meshPath.empty()) {
     mesh.position = kShirtPosition;
     mesh.rotation = quatFromAxisAngle({0.0f, 0.0f, 1.0f}, kPi);
+  } else {
+    Vec3 lower = mesh.vertices.front(), upper = lower;
+    for (const Vec3& v : mesh.vertices) {
+      lower = cwiseMin(lower, v);
+      upper = cwiseMax(upper, v);
+    }
+    const Vec3 size = upper - lower;
+    mesh.position = kShirtBoxCentre - 0.5f * (lower + upper);
+    char text[512];
+    std::snprintf(text, sizeof(text),
+                  "--mesh %s: %.3g x %.3g x %.3g in the file's units, taken as cm, placed with its "
+                  "bounding box centred at (%.3g, %.3g, %.3g) cm, where the shirt's is (the shirt "
+                  "is 65 x 65 x 28 cm)",
+                  options.meshPath.c_str(), size.x, size.y, size.z, kShirtBoxCentre.x,
+                  kShirtBoxCentre.y, kShirtBoxCentre.z);
+    note = text;
+    if (size.x > kSceneBoxSize.x || size.y > kSceneBoxSize.y || size.z > kSceneBoxSize.z) {
+      std::snprintf(text, sizeof(text),
+                    "; it is larger than the scene's box (%.0f x %.0f x %.0f cm), so the "
+                    "`bounded` check will fail: shrink it with --mesh-scale",
+                    kSceneBoxSize.x, kSceneBoxSize.y, kSceneBoxSize.z);
+      note += text;
+    }
+    note += "; --mesh-scale, --mesh-rotate and --mesh-translate place it yourself";
   }
   return mesh;
 }
@@ -390,8 +424,9 @@ ModelDesc buildClothFranka(const SceneOptions& options) {
   const double tube = sceneOption(options, "tube", 0.0, {"tube"});
   if (tube != 0.0 && tube != 1.0) throw Error("cloth_franka: tube must be 0 (the shirt) or 1");
   ClothBuilder builder;
+  std::string placement;
   ClothMeshParams garment =
-      options.meshPath.empty() && tube == 1.0 ? tubeGarment() : objGarment(options);
+      options.meshPath.empty() && tube == 1.0 ? tubeGarment() : objGarment(options, placement);
   garment.density = kDensity;
   garment.triangleMaterial = kMembrane;
   garment.edgeMaterial = kBending;
@@ -417,6 +452,7 @@ ModelDesc buildClothFranka(const SceneOptions& options) {
   ModelDesc desc = builder.finalize(coloring);
   // The reference zeroes model.edge_rest_angle before building its solver: a flat rest shape.
   std::fill(desc.edgeRestAngles.begin(), desc.edgeRestAngles.end(), 0.0f);
+  if (!placement.empty()) desc.warnings.push_back(placement);
   return desc;
 }
 
@@ -479,7 +515,7 @@ CheckResult checkOutOfTable(const CheckInput& in) {
 }
 
 std::vector<CheckResult> checkClothFranka(const CheckInput& in) {
-  return {checkFinite(in), checkBounded(in, {-36.0f, -95.0f, -5.0f}, {36.0f, 5.0f, 56.0f}),
+  return {checkFinite(in), checkBounded(in, kSceneBoxLower, kSceneBoxLower + kSceneBoxSize),
           checkVelocityComponents(in, 200.0f), checkAboveGround(in, 0.0f, 0.0f),
           checkOutOfTable(in)};
 }

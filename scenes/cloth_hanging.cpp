@@ -29,6 +29,7 @@ void addMeshCloth(ClothBuilder& builder, const std::string& path) {
   ClothMeshParams params;
   params.vertices = std::move(mesh.vertices);
   params.triangles = std::move(mesh.triangles);
+  params.triangleLines = std::move(mesh.triangleLines);
   params.density = kParticleMass / (kCellSize * kCellSize);
   params.triangleMaterial = kMembrane;
   params.edgeMaterial = kBending;

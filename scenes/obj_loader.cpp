@@ -1,9 +1,11 @@
 #include "scenes/obj_loader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,7 @@
 #include <sstream>
 
 #include "kernels/runtime/errors.h"
+#include "scenes/scene.h"
 #include "scenes/shipped_assets.h"
 
 // tinyobjloader is header-only; this is the one translation unit that compiles its body.
@@ -21,6 +24,12 @@
 namespace weft {
 namespace {
 
+std::string megabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.0f MB", bytes / 1e6);
+  return text;
+}
+
 std::string readWholeFile(const std::string& path) {
   std::error_code ec;
   const std::filesystem::file_status status = std::filesystem::status(path, ec);
@@ -28,6 +37,17 @@ std::string readWholeFile(const std::string& path) {
     throw Error("OBJ file '" + path + "' does not exist; check the path.");
   if (std::filesystem::is_directory(status))
     throw Error("OBJ file '" + path + "' is a directory, not a file; pass the .obj file itself.");
+  // Checked before reading: parsing holds the text and its numbers, about 4x the file's size.
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > kMaxObjFileBytes)
+    throw Error("OBJ file '" + path + "' is " + megabytes(double(size)) +
+                "; Weft reads cloth meshes up to " + megabytes(double(kMaxObjFileBytes)) +
+                " (about " + std::to_string(kMaxObjVertices / 1000000) +
+                " million vertices); decimate the mesh.");
+  if (const size_t available = availableHostMemory(); !ec && available > 0 && 4 * size > available)
+    throw Error("OBJ file '" + path + "' is " + megabytes(double(size)) +
+                "; reading it needs about " + megabytes(4.0 * double(size)) +
+                " of memory and this machine has " + megabytes(double(available)) + " available.");
   std::ifstream file(path, std::ios::binary);
   if (!file)
     throw Error("OBJ file '" + path + "' cannot be opened (" + std::strerror(errno) +
@@ -37,28 +57,48 @@ std::string readWholeFile(const std::string& path) {
   return text;
 }
 
-/// tinyobjloader turns a coordinate it cannot parse ("nan", "1,5", "abc") into 0 without a word,
-/// so every `v` line is checked here first: at least three tokens, each a finite float.
-void checkVertexLines(const std::string& path, const std::string& text) {
-  std::istringstream lines(text);
-  std::string line;
-  for (int lineNumber = 1; std::getline(lines, line); ++lineNumber) {
+/// A first pass over the lines, before tinyobjloader allocates anything: counts the `v` and `f`
+/// lines against the limits, notes each face's line number (for messages), and checks every `v`
+/// line, because tinyobjloader turns a coordinate it cannot parse ("nan", "1,5", "abc") into 0
+/// without a word: at least three tokens, each a finite float.
+std::vector<int> scanLines(const std::string& path, const std::string& text) {
+  std::vector<int> faceLines;
+  size_t vertices = 0;
+  size_t begin = 0;
+  for (int lineNumber = 1; begin < text.size(); ++lineNumber) {
+    size_t stop = text.find('\n', begin);
+    if (stop == std::string::npos) stop = text.size();
+    const std::string_view line(text.data() + begin, stop - begin);
+    begin = stop + 1;
     const size_t start = line.find_first_not_of(" \t");
-    if (start == std::string::npos || line[start] != 'v' || start + 1 >= line.size() ||
+    if (start == std::string::npos || start + 1 >= line.size() ||
         (line[start + 1] != ' ' && line[start + 1] != '\t'))
       continue;
-    std::istringstream tokens(line.substr(start + 2));
+    if (line[start] == 'f') {
+      if (faceLines.size() == kMaxObjFaces)
+        throw Error("OBJ file '" + path + "' has more than " + std::to_string(kMaxObjFaces) +
+                    " faces (line " + std::to_string(lineNumber) +
+                    "); Weft reads cloth meshes up to that size; decimate the mesh.");
+      faceLines.push_back(lineNumber);
+      continue;
+    }
+    if (line[start] != 'v') continue;
+    if (++vertices > kMaxObjVertices)
+      throw Error("OBJ file '" + path + "' has more than " + std::to_string(kMaxObjVertices) +
+                  " vertices (line " + std::to_string(lineNumber) +
+                  "); Weft reads cloth meshes up to that size; decimate the mesh.");
+    std::istringstream tokens{std::string(line.substr(start + 2))};
     std::string token;
     for (int axis = 0; axis < 3; ++axis) {
       const std::string where = "OBJ file '" + path + "', line " + std::to_string(lineNumber);
       if (!(tokens >> token))
         throw Error(where + ": a vertex needs three coordinates (\"v x y z\").");
       // from_chars is locale-independent; it does not take a leading '+', OBJ writers may.
-      const char* begin = token.data() + (token[0] == '+' ? 1 : 0);
+      const char* first = token.data() + (token[0] == '+' ? 1 : 0);
       const char* end = token.data() + token.size();
       double value = 0.0;
-      const auto [stop, error] = std::from_chars(begin, end, value);
-      if (stop != end || (error != std::errc() && error != std::errc::result_out_of_range))
+      const auto [stopped, error] = std::from_chars(first, end, value);
+      if (stopped != end || (error != std::errc() && error != std::errc::result_out_of_range))
         throw Error(where + ": vertex coordinate '" + token + "' is not a number.");
       if (error == std::errc::result_out_of_range || !std::isfinite(value) ||
           std::fabs(value) > double(std::numeric_limits<float>::max()))
@@ -66,6 +106,7 @@ void checkVertexLines(const std::string& path, const std::string& text) {
                     "' is not a finite single-precision number; fix the file.");
     }
   }
+  return faceLines;
 }
 
 /// Splits one polygon (vertex ids, in the face's order) into triangles with the same winding.
@@ -153,7 +194,7 @@ MeshData loadShippedObjMesh(const std::string& name) {
 }
 
 MeshData parseObjMesh(const std::string& path, const std::string& text) {
-  checkVertexLines(path, text);
+  const std::vector<int> faceLines = scanLines(path, text);
 
   // Parsed without triangulation: tinyobjloader (2.0.0rc10) reads vertex positions while it
   // triangulates, before face indices are checked, so a bad index in a large polygon would read
@@ -182,7 +223,17 @@ MeshData parseObjMesh(const std::string& path, const std::string& text) {
     mesh.vertices.push_back(v);
   }
 
-  size_t faceNumber = 0;  // counting from 1 over the whole file, as a user would
+  // Faces are numbered from 1 over the whole file and named by their line, as a user sees them
+  // in an editor (tinyobjloader keeps the file's order across objects and groups).
+  size_t faces = 0;
+  for (const tinyobj::shape_t& shape : reader.GetShapes())
+    faces += shape.mesh.num_face_vertices.size();
+  const bool linesKnown = faces == faceLines.size();
+  size_t faceNumber = 0;
+  const auto faceName = [&] {
+    return "face " + std::to_string(faceNumber) +
+           (linesKnown ? " (line " + std::to_string(faceLines[faceNumber - 1]) + ")" : "");
+  };
   std::vector<int> polygon;
   for (const tinyobj::shape_t& shape : reader.GetShapes()) {
     size_t next = 0;  // into shape.mesh.indices
@@ -192,14 +243,19 @@ MeshData parseObjMesh(const std::string& path, const std::string& text) {
       for (unsigned int k = 0; k < corners; ++k) {
         const int v = shape.mesh.indices[next++].vertex_index;
         if (v < 0 || size_t(v) >= numVertices)
-          throw Error("OBJ file '" + path + "': face " + std::to_string(faceNumber) +
-                      " refers to vertex " + std::to_string(int64_t(v) + 1) +
+          throw Error("OBJ file '" + path + "': " + faceName() + " refers to vertex " +
+                      std::to_string(int64_t(v) + 1) +
                       (v < 0 ? " (after resolving a relative index)" : "") +
                       ", but the file defines " + std::to_string(numVertices) +
                       " vertices (counting from 1); fix the face indices.");
+        if (std::find(polygon.begin(), polygon.end(), v) != polygon.end())
+          throw Error("OBJ file '" + path + "': " + faceName() + " uses vertex " +
+                      std::to_string(v + 1) + " twice; remove the face or fix its indices.");
         polygon.push_back(v);
       }
-      if (polygon.size() >= 3) triangulatePolygon(polygon, mesh.vertices, mesh.triangles);
+      if (polygon.size() < 3) continue;
+      triangulatePolygon(polygon, mesh.vertices, mesh.triangles);
+      if (linesKnown) mesh.triangleLines.resize(mesh.triangles.size(), faceLines[faceNumber - 1]);
     }
   }
   if (mesh.triangles.empty())

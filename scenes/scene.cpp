@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include "kernels/runtime/errors.h"
 
@@ -24,6 +26,54 @@ const std::vector<Scene>& allScenes() {
     return list;
   }();
   return scenes;
+}
+
+namespace {
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f GB", bytes / 1e9);
+  return text;
+}
+
+}  // namespace
+
+void checkElementsFit(const std::string& what, long long elements, bool cable, size_t hostBytes,
+                      size_t deviceBytes) {
+  const char* unit = cable ? "bodies" : "particles";
+  // Contact and candidate lists are indexed per element with 32-bit integers, up to 64 entries.
+  constexpr long long kMaxElements = (1LL << 31) / 64;
+  if (elements > kMaxElements)
+    throw Error(what + " would have " + std::to_string(elements) + " " + unit +
+                "; Weft's 32-bit contact lists address at most " + std::to_string(kMaxElements) +
+                ": choose a smaller size");
+  const double need = double(elements) * (cable ? kBytesPerCableBody : kBytesPerClothParticle);
+  const auto refuse = [&](const std::string& where, size_t have) {
+    throw Error(what + " would have " + std::to_string(elements) + " " + unit + " and need about " +
+                gigabytes(need) + " of memory (at least), but " + where + " " +
+                gigabytes(double(have)) + ": choose a smaller size");
+  };
+  if (hostBytes > 0 && need > double(hostBytes)) refuse("this machine has", hostBytes);
+  if (deviceBytes > 0 && need > double(deviceBytes)) refuse("the GPU has", deviceBytes);
+}
+
+void checkSceneFits(const Scene& scene, const SceneOptions& options, size_t hostBytes,
+                    size_t deviceBytes) {
+  if (!scene.elementsFor) return;
+  std::string given;
+  for (const auto& [key, value] : options.values) given += " " + key + "=" + value;
+  checkElementsFit(scene.name + (given.empty() ? "" : " with" + given), scene.elementsFor(options),
+                   scene.cable, hostBytes, deviceBytes);
+}
+
+size_t availableHostMemory() {
+  std::ifstream meminfo("/proc/meminfo");
+  std::string key;
+  size_t kilobytes = 0;
+  std::string unit;
+  while (meminfo >> key >> kilobytes >> unit)
+    if (key == "MemAvailable:") return kilobytes * 1024;
+  return 0;
 }
 
 double sceneOption(const SceneOptions& options, const std::string& key, double defaultValue,

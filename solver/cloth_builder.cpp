@@ -84,9 +84,16 @@ std::string checkSize(const std::string& name, int64_t existing, int64_t adding)
          std::to_string(kMaxParticles) + " a model may have; use a coarser cloth.";
 }
 
-std::string describeTriangle(const Int3& t) {
+/// "triangle 7 (0, 5, 9)" for the caller's triangle k, or "the face on line 31 (vertices 1, 6,
+/// 10)" for one read from a file (`lines`: ClothMeshParams::triangleLines), in the file's
+/// numbering.
+std::string describeTriangle(size_t k, const Int3& t, const std::vector<int>& lines) {
   std::ostringstream s;
-  s << '(' << t.x << ", " << t.y << ", " << t.z << ')';
+  if (lines.empty())
+    s << "triangle " << k << " (" << t.x << ", " << t.y << ", " << t.z << ')';
+  else
+    s << "the face on line " << lines[k] << " (vertices " << t.x + 1 << ", " << t.y + 1 << ", "
+      << t.z + 1 << ')';
   return s.str();
 }
 
@@ -95,8 +102,10 @@ std::string describeTriangle(const Int3& t) {
 int ClothBuilder::addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions,
                            const Vec3& velocity, const std::vector<Int3>& local,
                            const TriangleMaterial& triangleMaterial, float density,
-                           float particleRadius) {
+                           float particleRadius, const std::vector<int>& triangleLines) {
   const int first = numParticles();
+  static const std::vector<int> kNoLines;
+  const std::vector<int>& lines = triangleLines.size() == local.size() ? triangleLines : kNoLines;
   const int numVertices = int(worldPositions.size());
   const int clothIndex = int(cloths_.size());
   cloth.firstParticle = first;
@@ -117,14 +126,14 @@ int ClothBuilder::addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions,
     if (!inRange(t.x) || !inRange(t.y) || !inRange(t.z)) {
       const int bad = !inRange(t.x) ? t.x : (!inRange(t.y) ? t.y : t.z);
       if (cloth.error.empty())
-        cloth.error = cloth.name + ": triangle " + std::to_string(k) + " " + describeTriangle(t) +
-                      " uses vertex " + std::to_string(bad) + ", but the mesh has " +
+        cloth.error = cloth.name + ": " + describeTriangle(k, t, lines) + " uses vertex " +
+                      std::to_string(lines.empty() ? bad : bad + 1) + ", but the mesh has " +
                       std::to_string(numVertices) + " vertices; fix the triangle indices.";
       continue;
     }
     if (t.x == t.y || t.y == t.z || t.z == t.x) {
       if (cloth.error.empty())
-        cloth.error = cloth.name + ": triangle " + std::to_string(k) + " " + describeTriangle(t) +
+        cloth.error = cloth.name + ": " + describeTriangle(k, t, lines) +
                       " repeats a vertex; remove it or fix its indices.";
       continue;
     }
@@ -150,11 +159,15 @@ int ClothBuilder::addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions,
   if (!dropped.empty() && cloth.error.empty()) {
     std::string ids;
     for (size_t i = 0; i < dropped.size() && i < 10; ++i)
-      ids += (i ? ", " : "") + std::to_string(dropped[i]);
+      ids +=
+          (i ? ", " : "") + std::to_string(lines.empty() ? dropped[i] : lines[size_t(dropped[i])]);
     if (dropped.size() > 10) ids += ", ...";
     warnings_.push_back(cloth.name + ": dropped " + std::to_string(dropped.size()) +
                         " degenerate (zero-area) triangle" + (dropped.size() > 1 ? "s" : "") +
-                        " (" + ids + ").");
+                        (lines.empty()        ? " ("
+                         : dropped.size() > 1 ? " (faces on lines "
+                                              : " (the face on line ") +
+                        ids + ").");
   }
   cloths_.push_back(std::move(cloth));
   return first;
@@ -240,8 +253,13 @@ int ClothBuilder::addClothMesh(const ClothMeshParams& p) {
   positions.reserve(p.vertices.size());
   for (const Vec3& v : p.vertices)
     positions.push_back(p.position + rotate(p.rotation, p.scale * v));
+  if (!p.triangleLines.empty() && p.triangleLines.size() != p.triangles.size() &&
+      cloth.error.empty())
+    cloth.error = cloth.name + ": triangleLines has " + std::to_string(p.triangleLines.size()) +
+                  " entries for " + std::to_string(p.triangles.size()) +
+                  " triangles; give one per triangle or none.";
   return addCloth(std::move(cloth), positions, p.velocity, p.triangles, p.triangleMaterial,
-                  p.density, p.particleRadius);
+                  p.density, p.particleRadius, p.triangleLines);
 }
 
 void ClothBuilder::fixParticle(int particle) {
@@ -436,6 +454,7 @@ ModelDesc ClothBuilder::finalize(const ColoringOptions& coloring) const {
         "the model has no particles; add a cloth (addClothGrid or addClothMesh) before "
         "finalize().");
   ModelDesc model = model_;
+  model.warnings = warnings_;
   validateParticles(model);
   validateShapes(model);
   validateDrivers(model);

@@ -55,7 +55,11 @@ struct ClothMeshParams {
   Vec3 velocity;                // initial velocity of every particle [m/s]
   std::vector<Vec3> vertices;   // (numVertices) in mesh units
   std::vector<Int3> triangles;  // (numTriangles) vertex indices into `vertices`
-  float density = 0.1f;         // [kg/m²]: each triangle adds density·area/3 to each corner
+  // (numTriangles, or empty) the line of the file each triangle came from (counting from 1, e.g.
+  // MeshData::triangleLines): messages then name "the face on line L" with the file's vertex
+  // numbers (from 1) instead of the triangle's index.
+  std::vector<int> triangleLines;
+  float density = 0.1f;  // [kg/m²]: each triangle adds density·area/3 to each corner
   TriangleMaterial triangleMaterial;
   EdgeMaterial edgeMaterial;
   float particleRadius = 0.1f;  // [m]
@@ -96,7 +100,7 @@ class ClothBuilder {
   // `worldPositions`; invalid ones are recorded in cloth.error and skipped.
   int addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions, const Vec3& velocity,
                const std::vector<Int3>& local, const TriangleMaterial& triangleMaterial,
-               float density, float particleRadius);
+               float density, float particleRadius, const std::vector<int>& triangleLines = {});
   // "particle 12 (vertex 3 of cloth mesh 1)", for error messages.
   std::string describeParticle(int particle) const;
   void validateParticles(const ModelDesc& model) const;

@@ -86,6 +86,10 @@ struct ModelDesc {
   VertexAdjacency adjacency;
   Coloring coloring;
 
+  // What the builder changed without failing (e.g. degenerate faces it dropped); weft run prints
+  // them and its summary lists them.
+  std::vector<std::string> warnings;
+
   // Environment
   std::vector<ShapeDesc> shapes;
   std::vector<DriverDesc> drivers;

@@ -1,5 +1,6 @@
 #include "tuning/launch_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/runtime/errors.h"
+#include "tuning/files.h"
 
 namespace weft {
 namespace {
@@ -27,13 +29,20 @@ constexpr int kVersion = 1;
   throw Error("launch table " + source + ": field '" + field + "': " + what);
 }
 
-std::string validKernelNames() {
-  std::string names;
-  for (KernelId id : allKernels()) {
-    if (!names.empty()) names += ", ";
-    names += kernelName(id);
+/// Levenshtein distance (insertions, deletions, substitutions).
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
   }
-  return names;
+  return row[b.size()];
 }
 
 void rejectUnknownFields(const json& object, const std::set<std::string>& allowed,
@@ -82,8 +91,7 @@ std::map<KernelId, TableEntry> parseKernelMap(const json& object, const std::str
   for (const auto& [name, value] : object.items()) {
     const std::string field = path + "." + name;
     const auto id = kernelFromName(name);
-    if (!id)
-      fail(source, field, "unknown kernel '" + name + "' (valid: " + validKernelNames() + ")");
+    if (!id) fail(source, field, unknownKernelMessage(name));
     if (!value.is_object()) fail(source, field, "expected an object with block_size");
     rejectUnknownFields(value, {"block_size", "default", "speedup"}, source, field);
     TableEntry entry;
@@ -221,21 +229,29 @@ std::string LaunchTable::toJsonText() const {
 
 void LaunchTable::save(const std::string& path) const {
   // The folder may not exist yet (git does not keep empty folders such as tuning/tables/).
-  if (const auto parent = std::filesystem::path(path).parent_path(); !parent.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(parent, ec);
+  writeFileAtomically(path, toJsonText(), "launch table");
+}
+
+std::string unknownKernelMessage(std::string_view name) {
+  // Names within a few edits, or that contain what was typed (a prefix such as "lbvh_refit").
+  const size_t allowed = std::max<size_t>(2, name.size() / 4);
+  std::vector<std::pair<size_t, std::string_view>> close;
+  for (KernelId id : allKernels()) {
+    const std::string_view candidate = kernelName(id);
+    const size_t d = editDistance(name, candidate);
+    if (d <= allowed || (name.size() >= 4 && candidate.find(name) != std::string_view::npos))
+      close.push_back({d, candidate});
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw Error("cannot write launch table " + path + " (is the folder writable?)");
-    out << toJsonText();
-    if (!out) throw Error("writing launch table " + path + " failed");
+  std::sort(close.begin(), close.end());
+  std::string message = "unknown kernel '" + std::string(name) + "' (";
+  if (!close.empty()) {
+    message += "did you mean ";
+    for (size_t i = 0; i < close.size() && i < 3; ++i)
+      message += (i ? i + 1 == std::min<size_t>(close.size(), 3) ? " or " : ", " : "") +
+                 std::string(close[i].second);
+    message += "? ";
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error("cannot move the launch table into place at " + path);
-  }
+  return message + "tuning/kernel_ids.h lists all " + std::to_string(kNumKernels) + " kernels)";
 }
 
 TableMatch matchTable(const LaunchTable& table, const GpuIdentity& current) {

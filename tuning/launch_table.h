@@ -77,6 +77,10 @@ struct TableMatch {
 };
 TableMatch matchTable(const LaunchTable& table, const GpuIdentity& current);
 
+/// "unknown kernel 'forward_stepp' (did you mean forward_step? ...)": the closest names (edit
+/// distance), not all of them, and where the full list is.
+std::string unknownKernelMessage(std::string_view name);
+
 /// Built-in default for an architecture: the reference's defaults (Warp: 256 threads for
 /// elementwise kernels; 16 for the tile solve). Used when no table entry exists.
 int builtInLaunchSize(KernelId id, int ccMajor, int ccMinor);

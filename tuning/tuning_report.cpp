@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "kernels/runtime/errors.h"
+#include "tuning/files.h"
 
 namespace weft {
 namespace {
@@ -49,10 +50,7 @@ std::string resourceNote(const TuneResult& r, KernelId id) {
 }
 
 void writeText(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path);
-  if (!out) throw Error("cannot write " + path.string());
-  out << text;
-  if (!out) throw Error("writing " + path.string() + " failed");
+  writeFileAtomically(path.string(), text);
 }
 
 const char* kColors[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",

@@ -221,7 +221,7 @@ TEST(LaunchTable, MalformedTablesNameTheFileAndTheField) {
   EXPECT_THAT(unknownKernel, HasSubstr("my_table.json"));
   EXPECT_THAT(unknownKernel, HasSubstr("kernels.forward_stepp"));
   EXPECT_THAT(unknownKernel, HasSubstr("unknown kernel"));
-  EXPECT_THAT(unknownKernel, HasSubstr("update_velocity"));  // lists the valid names
+  EXPECT_THAT(unknownKernel, HasSubstr("did you mean forward_step?"));  // the closest name
 
   EXPECT_THAT(parseError(replaced("\"block_size\": 128", "\"block_size\": 48")),
               HasSubstr("kernels.forward_step.block_size"));
