@@ -27,8 +27,8 @@
 // procedural stand-in, an open elliptical tube (semi-axes 26 cm (x) × 12 cm (z), centre z 23.6,
 // axis along y from −82.6 to −18.0, ring spacing 1.025 cm, ≈ 1.23 cm around; 7970 cm², back wall
 // from z ≈ 11.6, 40% inside the table). `--mesh FILE.obj` runs any OBJ, placed by the --mesh-*
-// flags or, without them, unrotated with its bounding box centred where the shirt's is (a
-// warning of the run says so, with the mesh's size, and how to place it otherwise).
+// flags or, without them, where the shirt goes; the run then says where that put it (and when
+// that is outside the scene's box), and how to place it otherwise.
 //
 // Gripper (the spec's "faithful simplification", step 2), moved as Newton 1.8.0 moves the arm.
 // Before each frame its host code sets an IK target for the end effector (EE: link7 + 22 cm along
@@ -129,9 +129,6 @@ constexpr EdgeMaterial kBending{5.0f, 0.5f};
 constexpr float kParticleRadius = 0.8f;  // [cm] against the shapes
 // The reference's placement of its shirt (authored in cm, neck toward +y).
 constexpr Vec3 kShirtPosition{0.0f, 70.0f, 30.0f};
-// The shirt's bounding box centre once placed (the file comment's box), where an OBJ given by
-// --mesh without placement flags is centred.
-constexpr Vec3 kShirtBoxCentre{0.05f, -50.3f, 23.65f};
 // The `bounded` check's box [cm].
 constexpr Vec3 kSceneBoxLower{-36.0f, -95.0f, -5.0f};
 constexpr Vec3 kSceneBoxSize{72.0f, 100.0f, 61.0f};
@@ -374,9 +371,8 @@ ClothMeshParams tubeGarment() {
 }
 
 /// --mesh (an OBJ file) or, by default, the reference's shirt (compiled in) as the garment,
-/// placed by the --mesh-* flags, as the reference places its shirt, or (an OBJ without flags)
-/// with its bounding box centred where the shirt's is; `note` then says where, how large, and how
-/// to place it otherwise.
+/// placed by the --mesh-* flags or as the reference places its shirt; for an OBJ without flags
+/// `note` says where it ended up and how to place it otherwise.
 ClothMeshParams objGarment(const SceneOptions& options, std::string& note) {
   MeshData obj = options.meshPath.empty() ? loadShippedObjMesh("unisex_shirt.obj")
                                           : loadObjMesh(options.meshPath);
@@ -388,34 +384,34 @@ ClothMeshParams objGarment(const SceneOptions& options, std::string& note) {
     mesh.position = options.meshTranslation;
     mesh.rotation = meshRotation(options);
     mesh.scale = options.meshScale;
-  } else if (options.meshPath.empty()) {
-    mesh.position = kShirtPosition;
-    mesh.rotation = quatFromAxisAngle({0.0f, 0.0f, 1.0f}, kPi);
-  } else {
-    Vec3 lower = mesh.vertices.front(), upper = lower;
-    for (const Vec3& v : mesh.vertices) {
-      lower = cwiseMin(lower, v);
-      upper = cwiseMax(upper, v);
-    }
-    const Vec3 size = upper - lower;
-    mesh.position = kShirtBoxCentre - 0.5f * (lower + upper);
-    char text[512];
-    std::snprintf(text, sizeof(text),
-                  "--mesh %s: %.3g x %.3g x %.3g in the file's units, taken as cm, placed with its "
-                  "bounding box centred at (%.3g, %.3g, %.3g) cm, where the shirt's is (the shirt "
-                  "is 65 x 65 x 28 cm)",
-                  options.meshPath.c_str(), size.x, size.y, size.z, kShirtBoxCentre.x,
-                  kShirtBoxCentre.y, kShirtBoxCentre.z);
-    note = text;
-    if (size.x > kSceneBoxSize.x || size.y > kSceneBoxSize.y || size.z > kSceneBoxSize.z) {
-      std::snprintf(text, sizeof(text),
-                    "; it is larger than the scene's box (%.0f x %.0f x %.0f cm), so the "
-                    "`bounded` check will fail: shrink it with --mesh-scale",
-                    kSceneBoxSize.x, kSceneBoxSize.y, kSceneBoxSize.z);
-      note += text;
-    }
-    note += "; --mesh-scale, --mesh-rotate and --mesh-translate place it yourself";
+    return mesh;
   }
+  mesh.position = kShirtPosition;
+  mesh.rotation = quatFromAxisAngle({0.0f, 0.0f, 1.0f}, kPi);
+  if (options.meshPath.empty()) return mesh;
+  Vec3 lower{INFINITY, INFINITY, INFINITY}, upper = -lower;
+  for (const Vec3& v : mesh.vertices) {
+    const Vec3 x = mesh.position + rotate(mesh.rotation, v);
+    lower = cwiseMin(lower, x);
+    upper = cwiseMax(upper, x);
+  }
+  const Vec3 boxUpper = kSceneBoxLower + kSceneBoxSize;
+  const bool inside = lower.x >= kSceneBoxLower.x && lower.y >= kSceneBoxLower.y &&
+                      lower.z >= kSceneBoxLower.z && upper.x <= boxUpper.x &&
+                      upper.y <= boxUpper.y && upper.z <= boxUpper.z;
+  char text[640];
+  std::snprintf(
+      text, sizeof(text),
+      "--mesh %s: placed as the reference places its shirt (turned half a turn about z, "
+      "moved by (0, 70, 30); units taken as cm): x [%.4g, %.4g], y [%.4g, %.4g], "
+      "z [%.4g, %.4g] (the shirt: x [-32.5, 32.6], y [-82.6, -18.0], z [9.9, 37.4])%s; "
+      "--mesh-scale, --mesh-rotate and --mesh-translate place it yourself (--mesh-translate 0 "
+      "-50 30 puts the file's origin above the table)",
+      options.meshPath.c_str(), lower.x, upper.x, lower.y, upper.y, lower.z, upper.z,
+      inside ? ""
+             : ", not inside the scene's box x [-36, 36], y [-95, 5], z [-5, 56], so the "
+               "`bounded` check will fail");
+  note = text;
   return mesh;
 }
 

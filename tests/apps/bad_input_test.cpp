@@ -154,7 +154,7 @@ TEST_F(BadInput, DegenerateObjFacesAreDroppedNamingTheirLines) {
   EXPECT_NE(r.code, kExitError) << r.err;
   EXPECT_THAT(r.out, HasSubstr("dropped 1 degenerate (zero-area) triangle (the face on line 7)"));
   // The placement of an OBJ without --mesh-* flags is said, with how to change it.
-  EXPECT_THAT(r.out, HasSubstr("placed with its bounding box centred"));
+  EXPECT_THAT(r.out, HasSubstr("placed as the reference places its shirt"));
   EXPECT_THAT(r.out, HasSubstr("--mesh-scale, --mesh-rotate and --mesh-translate"));
   const auto summary = nlohmann::json::parse(readFile(path("s.json")));
   ASSERT_EQ(summary["warnings"].size(), 2u);
