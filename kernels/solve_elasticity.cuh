@@ -98,6 +98,19 @@ struct VertexSolve {
                                edgeRestAngles[e], edgeRestLengths[e], m.ke, m.kd, dtSeconds);
   }
 
+  /// Force and Hessian on v from its shape-contact slot `c` (zero for an empty slot: unused
+  /// slots are marked shape = -1, kernels/generate_particle_shape_contacts.cuh).
+  WEFT_HD ForceHessian shapeContact(int v, int c) const {
+    const ShapeContact contact = shapeContacts[size_t(v) * numShapes + c];
+    if (contact.shape < 0) return ForceHessian{};
+    const int s = contact.shape;
+    const ContactMaterial m = shapeMaterials[s];
+    return particleShapeContactForceHessian(
+        positions[v], stepStart[v], transformPoint(shapePoses[s], contact.bodyPoint),
+        transformPoint(shapePoses[numShapes + s], contact.bodyPoint), contact.normal,
+        radii[v] + shapeMargins[s], m.ke, m.kd, m.mu, frictionEpsilon, dtSeconds);
+  }
+
   /// Adds inertia, shape contacts and (when present) the self-contact terms gathered by
   /// accumulate_self_contact_force_and_hessian to the summed elements, then takes the 3×3
   /// Newton step.
@@ -109,14 +122,7 @@ struct VertexSolve {
     total.force += (inertia[v] - x) * inertiaStiffness;
     total.hessian += Mat33::diagonal(inertiaStiffness);
     const ShapeContact* contacts = shapeContacts + size_t(v) * numShapes;
-    for (int c = 0; c < numShapes && contacts[c].shape >= 0; ++c) {
-      const int s = contacts[c].shape;
-      const ContactMaterial m = shapeMaterials[s];
-      total += particleShapeContactForceHessian(
-          x, stepStart[v], transformPoint(shapePoses[s], contacts[c].bodyPoint),
-          transformPoint(shapePoses[numShapes + s], contacts[c].bodyPoint), contacts[c].normal,
-          radii[v] + shapeMargins[s], m.ke, m.kd, m.mu, frictionEpsilon, dtSeconds);
-    }
+    for (int c = 0; c < numShapes && contacts[c].shape >= 0; ++c) total += shapeContact(v, c);
     if (contactForces) {
       total.force += contactForces[v];
       total.hessian += contactHessians[v];
@@ -162,14 +168,21 @@ struct SolveElasticityTile {
   WEFT_HD void finish(int item, const Part& sum) const { solve.finish(colorParticles[item], sum); }
 };
 
-/// The tile solve with the particle's self-contact gathered in the same tile: parts
-/// [0, elementCount) are its elements, the rest its contact runs (SelfContactGather), all summed
-/// by one fixed tree, then the Newton step. One kernel per color instead of
-/// accumulate_self_contact_force_and_hessian + solve_elasticity_tile: no round trip of the
-/// contact force through memory, one graph node less per color, and the contact runs and the
-/// elements fill the same tile. solve.contactForces must be null (the contact is in the sum).
+/// The tile solve with the particle's self-contact gathered in the same tile, one kernel per color
+/// instead of accumulate_self_contact_force_and_hessian + solve_elasticity_tile: no round trip of
+/// the contact force through memory, one graph node less per color.
+///
+/// Parts: the particle's elements (triangles, then hinges), then its self-contact runs
+/// (SelfContactGather). When the elements fit one warp (kLeadSlots) and there are self-contact
+/// runs, the runs start at slot kLeadSlots, on the tile's second warp (the slots between add
+/// zero): lanes of one warp that take different code paths (membrane, bending, vertex–triangle,
+/// edge–edge) run them one after another, so keeping the elements and the contacts on different
+/// warps lets a tile of 64 or more lanes evaluate them at the same time (docs/PERFORMANCE.md).
+/// The layout depends only on the particle, never on the tile size, so the fixed tree's sum is
+/// the same for every size. solve.contactForces must be null (the contact is in the sum).
 struct SolveElasticitySelfContactTile {
   static constexpr KernelId kId = KernelId::solve_elasticity_self_contact_tile;
+  static constexpr int kLeadSlots = 32;  // one warp
   using Part = ForceHessian;
 
   const int* __restrict__ colorParticles;  // (count) particle ids of this color
@@ -177,15 +190,25 @@ struct SolveElasticitySelfContactTile {
   VertexSolve solve;
   SelfContactGather contacts;
 
-  int maxParts() const { return maxElements + SelfContactGather::kParts; }
+  int maxParts() const {
+    return (maxElements < kLeadSlots ? kLeadSlots : maxElements) + SelfContactGather::kParts;
+  }
+  /// The slot of particle v's first self-contact run.
+  WEFT_HD int contactSlot(int v) const {
+    const int elements = solve.elementCount(v);
+    return elements <= kLeadSlots ? kLeadSlots : elements;
+  }
   WEFT_HD int partCount(int item) const {
     const int v = colorParticles[item];
-    return solve.invMasses[v] == 0.0f ? 0 : solve.elementCount(v) + contacts.partCount(v);
+    if (solve.invMasses[v] == 0.0f) return 0;
+    const int runs = contacts.partCount(v);
+    return runs > 0 ? contactSlot(v) + runs : solve.elementCount(v);
   }
   WEFT_HD Part part(int item, int k) const {
     const int v = colorParticles[item];
-    const int elements = solve.elementCount(v);
-    return k < elements ? solve.element(v, k) : contacts.part(v, k - elements);
+    if (k < solve.elementCount(v)) return solve.element(v, k);
+    const int first = contactSlot(v);
+    return k < first ? Part{} : contacts.part(v, k - first);
   }
   WEFT_HD void finish(int item, const Part& sum) const { solve.finish(colorParticles[item], sum); }
 };

@@ -1,5 +1,6 @@
 #include "solver/solver_vbd.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "kernels/accumulate_self_contact_force_and_hessian.cuh"
@@ -103,8 +104,10 @@ void SolverVBD::detectSelfContact(const State& state, Scratch& scratch) const {
 }
 
 bool SolverVBD::fusesSelfContact() const {
+  const int lead =
+      std::max(SolveElasticitySelfContactTile::kLeadSlots, model_.maxElementsPerParticle);
   return options_.selfContact.enabled && options_.tileSolve &&
-         model_.maxElementsPerParticle + SelfContactGather::kParts <= kMaxTileParts;
+         lead + SelfContactGather::kParts <= kMaxTileParts;
 }
 
 SelfContactGather SolverVBD::selfContactGather(const State& state, Scratch& scratch) const {
