@@ -200,6 +200,17 @@ LaunchTable LaunchTable::parse(std::string_view jsonText, const std::string& sou
 }
 
 LaunchTable LaunchTable::load(const std::string& path) {
+  // A table is a few kilobytes (one entry per kernel and scene); anything far larger is not one,
+  // and is refused before it is read.
+  constexpr std::uintmax_t kMaxTableBytes = 16u << 20;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error("launch table " + path + " is a folder; give the table's .json file");
+  if (const std::uintmax_t size = std::filesystem::file_size(path, ec);
+      !ec && size > kMaxTableBytes)
+    throw Error(
+        "launch table " + path + " is " + std::to_string(size >> 20) +
+        " MB; a launch table is a few kilobytes (at most 16 MB are read), so this is not one");
   std::ifstream in(path);
   if (!in) throw Error("launch table " + path + " cannot be opened (does the file exist?)");
   std::stringstream text;

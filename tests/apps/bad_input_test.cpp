@@ -179,6 +179,13 @@ TEST_F(BadInput, LaunchTablesAreRejectedNamingTheFileAndTheField) {
                  {"neg.json", "block_size"});
   expectRejected({"run", "cloth_hanging", "--device", "cpu", "--launch-table", path("none.json")},
                  {"none.json", "--launch-table"});
+  const std::string huge = write("huge.json", "{");
+  fs::resize_file(huge, 64u << 20);  // sparse
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--launch-table", huge},
+                 {"huge.json", "64 MB", "not one"});
+  fs::create_directories(path("folder.json"));
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--launch-table", path("folder.json")},
+                 {"folder.json", "is a folder"});
   setenv("WEFT_LAUNCH_TABLE", path("env.json").c_str(), 1);
   expectRejected({"run", "cloth_hanging", "--device", "cpu"}, {"env.json", "WEFT_LAUNCH_TABLE"});
   unsetenv("WEFT_LAUNCH_TABLE");
