@@ -25,6 +25,20 @@ FILE* openForWriting(const fs::path& path) {
   return file;
 }
 
+/// Closes `file`, written under temporaryPathFor(path), and renames it to `path`; a write or close
+/// that failed removes the temporary and throws.
+void closeIntoPlace(FILE* file, const fs::path& path) {
+  const std::string tmp = temporaryPathFor(path.string());
+  const bool failed = std::ferror(file) != 0;
+  const bool closed = std::fclose(file) == 0;
+  if (failed || !closed) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    throw Error("writing " + path.string() + " failed (disk full?)");
+  }
+  moveIntoPlace(tmp, path.string());
+}
+
 void writePoints(FILE* f, std::span<const Vec3> points) {
   std::fputc('[', f);
   for (size_t i = 0; i < points.size(); ++i)
@@ -80,16 +94,9 @@ class UsdaWriter final : public FrameWriter {
     std::fprintf(file_, "        }\n    }\n}\n");
     std::fseek(file_, endTimeOffset_, SEEK_SET);
     std::fprintf(file_, "    endTimeCode = %-12d\n", std::max(lastFrame_, 0));
-    const bool failed = std::ferror(file_) != 0;
-    const bool closed = std::fclose(file_) == 0;
+    FILE* file = file_;
     file_ = nullptr;
-    const std::string tmp = temporaryPathFor(path_.string());
-    if (failed || !closed) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw Error("writing " + path_.string() + " failed (disk full?)");
-    }
-    moveIntoPlace(tmp, path_.string());  // the file appears only when complete
+    closeIntoPlace(file, path_);  // the file appears only when complete
   }
 
   std::vector<std::string> files() const override { return {path_.string()}; }
@@ -188,19 +195,11 @@ class ObjSequenceWriter final : public FrameWriter {
     char name[64];
     std::snprintf(name, sizeof(name), "_%05d.obj", frame);
     const fs::path path = directory_ / (scene_ + name);
-    const std::string tmp = temporaryPathFor(path.string());
-    FILE* f = openForWriting(tmp);
+    FILE* f = openForWriting(temporaryPathFor(path.string()));
     for (const Vec3& x : positions) std::fprintf(f, "v %.7g %.7g %.7g\n", x.x, x.y, x.z);
     for (const Int3& t : desc_.triangles)
       std::fprintf(f, "f %d %d %d\n", t.x + 1, t.y + 1, t.z + 1);
-    const bool failed = std::ferror(f) != 0;
-    const bool closed = std::fclose(f) == 0;
-    if (failed || !closed) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw Error("writing " + path.string() + " failed (disk full?)");
-    }
-    moveIntoPlace(tmp, path.string());
+    closeIntoPlace(f, path);
     files_.push_back(path.string());
   }
   void finish() override {}
@@ -283,8 +282,7 @@ class RigidUsdaWriter final : public RigidFrameWriter {
   void finish() override {
     if (written_) return;
     written_ = true;
-    const std::string tmp = temporaryPathFor(path_.string());
-    FILE* f = openForWriting(tmp);
+    FILE* f = openForWriting(temporaryPathFor(path_.string()));
     const int last = frames_.empty() ? 0 : frames_.back();
     std::fprintf(f,
                  "#usda 1.0\n(\n    defaultPrim = \"World\"\n    endTimeCode = %d\n"
@@ -328,14 +326,7 @@ class RigidUsdaWriter final : public RigidFrameWriter {
       std::fprintf(f, "    }\n");
     }
     std::fprintf(f, "}\n");
-    const bool failed = std::ferror(f) != 0;
-    const bool closed = std::fclose(f) == 0;
-    if (failed || !closed) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw Error("writing " + path_.string() + " failed (disk full?)");
-    }
-    moveIntoPlace(tmp, path_.string());
+    closeIntoPlace(f, path_);
   }
   std::vector<std::string> files() const override { return {path_.string()}; }
 

@@ -91,6 +91,18 @@ void addTimingAndChecks(nlohmann::json& j, double usPerSubstep, double msPerFram
   j["all_checks_pass"] = allPass;
 }
 
+/// The last lines of a run: how a signal stopped it, if one did, and the verdict.
+void printOutcome(std::ostream& out, int signal, long long framesDone, int frames, bool allPass) {
+  if (signal)
+    out << "  interrupted   by " << signalName(signal) << " after frame " << framesDone << " of "
+        << frames << "; the outputs hold frames 0-" << framesDone << ", complete; checks not run\n";
+  out << "  result        "
+      << (signal    ? "interrupted"
+          : allPass ? "all checks pass"
+                    : "FAILED")
+      << "\n";
+}
+
 struct Divergence {
   long long frame;
   int particle;
@@ -197,14 +209,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
         << c.name << ": " << c.detail << "\n";
   if (writer)
     for (const std::string& f : writer->files()) out << "  output        " << f << "\n";
-  if (signal)
-    out << "  interrupted   by " << signalName(signal) << " after frame " << framesDone << " of "
-        << frames << "; the outputs hold frames 0-" << framesDone << ", complete; checks not run\n";
-  out << "  result        "
-      << (signal    ? "interrupted"
-          : allPass ? "all checks pass"
-                    : "FAILED")
-      << "\n";
+  printOutcome(out, signal, framesDone, frames, allPass);
 
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
@@ -397,14 +402,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
              ? std::vector<std::string>{writer->files().front(), "...", writer->files().back()}
              : writer->files())
       out << "  output        " << f << "\n";
-  if (signal)
-    out << "  interrupted   by " << signalName(signal) << " after frame " << framesDone << " of "
-        << frames << "; the outputs hold frames 0-" << framesDone << ", complete; checks not run\n";
-  out << "  result        "
-      << (signal    ? "interrupted"
-          : allPass ? "all checks pass"
-                    : "FAILED")
-      << "\n";
+  printOutcome(out, signal, framesDone, frames, allPass);
 
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);

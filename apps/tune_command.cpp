@@ -1,6 +1,6 @@
 // weft tune-launch: measure a launch table for this GPU (tuning/tuner.h) and write it, with its
-// report. Unknown scene or kernel names are errors that list the valid names; sizes that cannot
-// launch are results, not errors.
+// report. Unknown scene names are errors that list the valid ones, unknown kernel names errors
+// that name the closest; sizes that cannot launch are results, not errors.
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -49,7 +49,7 @@ std::string slug(const std::string& gpuName) {
   return s;
 }
 
-int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
+int tune(const TuneOptions& options, std::ostream& out) {
   TunerOptions t;
   t.scenes = resolveSceneList(options.scenes, "tune");
   t.kernels = resolveKernels(options.kernels);
@@ -134,7 +134,7 @@ int tune(const TuneOptions& options, std::ostream& out, std::ostream& err) {
 int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err) {
   const InterruptScope interrupts;
   try {
-    return tune(options, out, err);
+    return tune(options, out);
   } catch (const Interrupted& e) {
     err << "weft tune-launch: " << e.what()
         << "; stopped before writing the table (the existing one, if any, is unchanged)\n";

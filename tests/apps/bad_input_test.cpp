@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "apps/commands.h"
+#include "cli_support.h"
 #include "kernels/runtime/errors.h"
 #include "scenes/obj_loader.h"
 #include "scenes/scene.h"
@@ -35,30 +36,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct CliResult {
-  int code;
-  std::string out, err;
-  double seconds;
-};
-
-CliResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "weft");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const auto start = std::chrono::steady_clock::now();
-  const int code = runCli(int(argv.size()), argv.data(), out, err);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return {code, out.str(), err.str(), seconds};
-}
-
-std::string readFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::cli;
+using test::CliResult;
+using test::readFile;
 
 class BadInput : public ::testing::Test {
  protected:

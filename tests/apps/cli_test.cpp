@@ -1,6 +1,7 @@
 // The weft command line, run in-process: outputs and exit codes. Bad input, class by class, is in
 // bad_input_test.cpp.
 #include "apps/commands.h"
+#include "cli_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -21,19 +22,9 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct CliResult {
-  int code;
-  std::string out, err;
-};
-
-CliResult cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "weft");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = runCli(int(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using test::cli;
+using test::CliResult;
+using test::readFile;
 
 class CliTest : public ::testing::Test {
  protected:
@@ -44,13 +35,6 @@ class CliTest : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   fs::path dir_;
 };
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 TEST_F(CliTest, ScenesListsEverySceneWithItsSize) {
   const CliResult r = cli({"scenes"});
