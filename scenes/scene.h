@@ -76,11 +76,12 @@ struct Scene {
   std::function<long long(const SceneOptions&)> elementsFor;
 };
 
-/// Peak memory per element measured on the CPU backend (peak RSS over a 1-frame run, less the
-/// process's own): cloth_fold cells=200, 40,401 particles, 237.7 MB → 5.5 KB per particle with
-/// self-contact; cable_pile layers=40, 16,000 bodies, 66.3 MB → 3.7 KB per body. Candidate lists
-/// grow with contact, so a dense scene needs more: the estimate is a lower bound.
-inline constexpr double kBytesPerClothParticle = 5.5e3;
+/// Memory per element measured on the CPU backend: the growth of peak RSS between two sizes of a
+/// 1-frame run. cloth_fold cells=100 → 200 (10,201 → 40,401 particles, 64.3 → 237.7 MB): 5.7 KB
+/// per particle with self-contact; cable_pile default → layers=40 (4,000 → 16,000 bodies, 21.5 →
+/// 66.3 MB): 3.7 KB per body. Candidate lists grow with contact, so a dense scene needs more: the
+/// estimate is a lower bound.
+inline constexpr double kBytesPerClothParticle = 5.7e3;
 inline constexpr double kBytesPerCableBody = 3.7e3;
 
 /// Throws weft::Error when `elements` particles (or bodies, `cable`) would need more memory than
