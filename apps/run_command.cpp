@@ -91,6 +91,20 @@ void addTimingAndChecks(nlohmann::json& j, double usPerSubstep, double msPerFram
   j["all_checks_pass"] = allPass;
 }
 
+/// Every check passed (information never fails a run).
+bool allChecksPass(const std::vector<CheckResult>& checks) {
+  return std::all_of(checks.begin(), checks.end(),
+                     [](const CheckResult& c) { return c.pass || c.informational; });
+}
+
+void printChecks(std::ostream& out, const std::vector<CheckResult>& checks) {
+  for (const CheckResult& c : checks)
+    out << (c.informational ? "  info          "
+            : c.pass        ? "  check         pass "
+                            : "  check         FAIL ")
+        << c.name << ": " << c.detail << "\n";
+}
+
 /// The last lines of a run: how a signal stopped it, if one did, and the verdict.
 void printOutcome(std::ostream& out, int signal, long long framesDone, int frames, bool allPass) {
   if (signal)
@@ -177,9 +191,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
                                      std::to_string(r.rowCapacity) + ")"
                                : "the last frame's contact rows overflowed"});
   }
-  const bool allPass =
-      !signal && std::all_of(checks.begin(), checks.end(),
-                             [](const CheckResult& c) { return c.pass || c.informational; });
+  const bool allPass = !signal && allChecksPass(checks);
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
   const long long framesDone = divergence ? divergence->frame : framesRun;
@@ -202,11 +214,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       << contacts.rowCapacity << "), at most " << contacts.largestPartners
       << " broad-phase partners per shape\n";
   for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
-  for (const CheckResult& c : checks)
-    out << (c.informational ? "  info          "
-            : c.pass        ? "  check         pass "
-                            : "  check         FAIL ")
-        << c.name << ": " << c.detail << "\n";
+  printChecks(out, checks);
   if (writer)
     for (const std::string& f : writer->files()) out << "  output        " << f << "\n";
   printOutcome(out, signal, framesDone, frames, allPass);
@@ -268,14 +276,14 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   }
   checkOutputFile(options.summaryPath, "--summary");  // before the simulation, not after it
   if (format != FrameFormat::None) checkOutputFolder(options.outDir, "--out");
-  checkSceneFits(scene, sceneOptions, availableHostMemory(),
-                 device->isCuda() ? device->gpu().totalMemoryBytes : 0);
+  const size_t deviceBytes = device->isCuda() ? device->gpu().totalMemoryBytes : 0;
+  checkSceneFits(scene, sceneOptions, availableHostMemory(), deviceBytes);
   if (scene.cable)
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
   const ModelDesc desc = scene.build(sceneOptions);
   if (!options.meshPath.empty())  // a mesh's size is known once it is read
     checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc.numParticles(), false,
-                     availableHostMemory(), device->isCuda() ? device->gpu().totalMemoryBytes : 0);
+                     availableHostMemory(), deviceBytes);
   Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps,
                  options.useGraphs && !options.profile);
   StepProfile profile;
@@ -338,9 +346,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                                  : "the last frame's candidate lists overflowed"});
     }
   }
-  const bool allPass =
-      !signal && std::all_of(checks.begin(), checks.end(),
-                             [](const CheckResult& c) { return c.pass || c.informational; });
+  const bool allPass = !signal && allChecksPass(checks);
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
   const long long framesDone = divergence ? divergence->frame : framesRun;
@@ -391,11 +397,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       out << line;
     }
   }
-  for (const CheckResult& c : checks)
-    out << (c.informational ? "  info          "
-            : c.pass        ? "  check         pass "
-                            : "  check         FAIL ")
-        << c.name << ": " << c.detail << "\n";
+  printChecks(out, checks);
   if (writer)
     for (const std::string& f :
          writer->files().size() > 3

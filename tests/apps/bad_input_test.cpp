@@ -18,7 +18,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -40,14 +39,8 @@ using test::cli;
 using test::CliResult;
 using test::readFile;
 
-class BadInput : public ::testing::Test {
+class BadInput : public test::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("weft_bad_input_" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string write(const std::string& name, const std::string& text) const {
     std::ofstream(path(name)) << text;
     return path(name);
@@ -81,8 +74,6 @@ class BadInput : public ::testing::Test {
     for (const auto& e : fs::recursive_directory_iterator(dir_)) all.insert(e.path());
     return all;
   }
-
-  fs::path dir_;
 };
 
 // ---- OBJ files ---------------------------------------------------------------------------------
@@ -365,16 +356,29 @@ int checkWholeUsda(const fs::path& path, bool cloth) {
   return end;
 }
 
-class Signals : public BadInput {};
+class Signals : public BadInput {
+ protected:
+  struct Stopped {
+    int code;         // exit code (128 + signal when the signal killed it)
+    std::string err;  // everything it wrote to stderr
+  };
+  /// Starts `weft args...` (stdout to stdout.txt), waits for the progress line `progress` (its
+  /// first frame or measurement), sends `signal` and waits for the exit.
+  Stopped stop(const std::vector<std::string>& args, const std::string& progress, int signal) {
+    WeftProcess weft(args, path("stdout.txt"));
+    EXPECT_TRUE(weft.waitFor(progress, 120)) << weft.err();
+    weft.signal(signal);
+    const int code = weft.wait(120);
+    return {code, weft.err()};
+  }
+};
 
 TEST_F(Signals, CtrlCStopsARunAfterItsFrameWithWholeFilesAndExit130) {
-  WeftProcess weft({"run", "cloth_hanging", "--device", "cpu", "--frames", "100000", "--out",
-                    path("out"), "--summary", path("s.json")},
-                   path("stdout.txt"));
-  ASSERT_TRUE(weft.waitFor("weft run cloth_hanging: 1 of 100000", 120)) << weft.err();
-  weft.signal(SIGINT);
-  EXPECT_EQ(weft.wait(120), 130) << weft.err();
-  EXPECT_THAT(weft.err(), HasSubstr("stopping after the current step"));
+  const Stopped r = stop({"run", "cloth_hanging", "--device", "cpu", "--frames", "100000", "--out",
+                          path("out"), "--summary", path("s.json")},
+                         "weft run cloth_hanging: 1 of 100000", SIGINT);
+  EXPECT_EQ(r.code, 130) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("stopping after the current step"));
   const std::string out = readFile(path("stdout.txt"));
   EXPECT_THAT(out, HasSubstr("interrupted   by SIGINT after frame"));
   EXPECT_THAT(out, HasSubstr("result        interrupted"));
@@ -389,12 +393,10 @@ TEST_F(Signals, CtrlCStopsARunAfterItsFrameWithWholeFilesAndExit130) {
 }
 
 TEST_F(Signals, KillStopsAnObjRunWithEveryFrameFileWholeAndExit143) {
-  WeftProcess weft({"run", "cloth_hanging", "--device", "cpu", "--frames", "100000", "--format",
-                    "obj", "--out", path("out")},
-                   path("stdout.txt"));
-  ASSERT_TRUE(weft.waitFor("weft run cloth_hanging: 1 of 100000", 120)) << weft.err();
-  weft.signal(SIGTERM);
-  EXPECT_EQ(weft.wait(120), 143) << weft.err();
+  const Stopped r = stop({"run", "cloth_hanging", "--device", "cpu", "--frames", "100000",
+                          "--format", "obj", "--out", path("out")},
+                         "weft run cloth_hanging: 1 of 100000", SIGTERM);
+  EXPECT_EQ(r.code, 143) << r.err;
   EXPECT_THAT(readFile(path("stdout.txt")), HasSubstr("interrupted   by SIGTERM"));
   int files = 0;
   for (const auto& e : fs::directory_iterator(path("out"))) {
@@ -407,12 +409,10 @@ TEST_F(Signals, KillStopsAnObjRunWithEveryFrameFileWholeAndExit143) {
 }
 
 TEST_F(Signals, CtrlCStopsACableRunWithAWholeFile) {
-  WeftProcess weft({"run", "cable_pile", "--device", "cpu", "--frames", "100000", "--out",
-                    path("out"), "--summary", path("s.json")},
-                   path("stdout.txt"));
-  ASSERT_TRUE(weft.waitFor("weft run cable_pile: 1 of 100000", 120)) << weft.err();
-  weft.signal(SIGINT);
-  EXPECT_EQ(weft.wait(120), 130) << weft.err();
+  const Stopped r = stop({"run", "cable_pile", "--device", "cpu", "--frames", "100000", "--out",
+                          path("out"), "--summary", path("s.json")},
+                         "weft run cable_pile: 1 of 100000", SIGINT);
+  EXPECT_EQ(r.code, 130) << r.err;
   const auto summary = nlohmann::json::parse(readFile(path("s.json")));
   EXPECT_EQ(summary["interrupted"], "SIGINT");
   EXPECT_EQ(checkWholeUsda(path("out/cable_pile.usda"), false), summary["frames"].get<int>());
@@ -422,24 +422,21 @@ TEST_F(Signals, CtrlCStopsACableRunWithAWholeFile) {
 // A run killed outright (SIGKILL cannot be caught) leaves no file under the final name that a
 // reader could mistake for a whole one: only the temporary.
 TEST_F(Signals, AKilledRunLeavesNoTruncatedFile) {
-  WeftProcess weft(
-      {"run", "cloth_hanging", "--device", "cpu", "--frames", "100000", "--out", path("out")},
-      path("stdout.txt"));
-  ASSERT_TRUE(weft.waitFor("weft run cloth_hanging: 1 of 100000", 120)) << weft.err();
-  weft.signal(SIGKILL);
-  EXPECT_EQ(weft.wait(60), 128 + SIGKILL);
+  const Stopped r =
+      stop({"run", "cloth_hanging", "--device", "cpu", "--frames", "100000", "--out", path("out")},
+           "weft run cloth_hanging: 1 of 100000", SIGKILL);
+  EXPECT_EQ(r.code, 128 + SIGKILL);
   EXPECT_FALSE(fs::exists(path("out/cloth_hanging.usda")));
   EXPECT_TRUE(fs::exists(path("out/cloth_hanging.usda.tmp")));
 }
 
 TEST_F(Signals, CtrlCStopsABenchmarkWithoutWritingResults) {
-  WeftProcess weft({"bench", "--scenes", "cloth_hanging", "--device", "cpu", "--repetitions",
-                    "100000", "--json", path("bench.json"), "--markdown", path("BENCHMARKS.md")},
-                   path("stdout.txt"));
-  ASSERT_TRUE(weft.waitFor("weft bench: measuring cloth_hanging", 120)) << weft.err();
-  weft.signal(SIGINT);
-  EXPECT_EQ(weft.wait(120), 130) << weft.err();
-  EXPECT_THAT(weft.err(), HasSubstr("interrupted by SIGINT; stopped before writing any results"));
+  const Stopped r =
+      stop({"bench", "--scenes", "cloth_hanging", "--device", "cpu", "--repetitions", "100000",
+            "--json", path("bench.json"), "--markdown", path("BENCHMARKS.md")},
+           "weft bench: measuring cloth_hanging", SIGINT);
+  EXPECT_EQ(r.code, 130) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("interrupted by SIGINT; stopped before writing any results"));
   EXPECT_FALSE(fs::exists(path("bench.json")));
   EXPECT_FALSE(fs::exists(path("BENCHMARKS.md")));
   expectNoTemporaryFiles(dir_);

@@ -1,9 +1,13 @@
-// Running the weft command line in-process from a test: its exit code, what it printed, and how
-// long it took.
+// Running the weft command line in-process from a test (its exit code, what it printed, how long
+// it took), and a fixture with a temporary folder for what it writes.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,5 +42,19 @@ inline std::string readFile(const std::string& path) {
   s << in.rdbuf();
   return s.str();
 }
+
+/// A fixture with a fresh folder of its own under the system's temporary folder, removed after
+/// the test; path(name) names a file in it.
+class TempFolderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("weft_test_" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  std::filesystem::path dir_;
+};
 
 }  // namespace weft::test

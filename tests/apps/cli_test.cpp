@@ -11,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
 #include <sstream>
 
 #include "test_support.h"
@@ -26,15 +25,7 @@ using test::cli;
 using test::CliResult;
 using test::readFile;
 
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("weft_cli_test_" + std::to_string(std::random_device{}()));
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
-};
+class CliTest : public test::TempFolderTest {};
 
 TEST_F(CliTest, ScenesListsEverySceneWithItsSize) {
   const CliResult r = cli({"scenes"});
