@@ -1,7 +1,6 @@
 #include "collision/rigid_contacts.h"
 
 #include <algorithm>
-#include <bit>
 #include <limits>
 #include <numeric>
 
@@ -9,18 +8,12 @@
 #include "kernels/runtime/launch.h"
 
 #if defined(__CUDACC__)
-#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #endif
 
 namespace weft {
 
 namespace {
-
-/// Bits that hold any value 0..maxValue (at least 1).
-int bitsFor(int maxValue) {
-  return std::max(1, int(std::bit_width(unsigned(std::max(maxValue, 0)))));
-}
 
 /// max(256, 4 x shapes) without int overflow (the constructor validates the count only after the
 /// member initializers have run, so numShapes may be anything here).
@@ -85,13 +78,19 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   rowCounts_ = DeviceBuffer<int>(device, size_t(n) + 1);
   rowOffsets_ = DeviceBuffer<int>(device, size_t(n) + 1);
   rowCount_ = DeviceBuffer<int>(device, size_t(1));
+  bodyCounts_ = DeviceBuffer<int>(device, size_t(bodies.numBodies) + 1);
   bodyOffsets_ = DeviceBuffer<int>(device, size_t(bodies.numBodies) + 1);
   if (device.isCuda()) {
 #if defined(__CUDACC__)
+    // One temporary storage for both sums (over shapes and over bodies).
     size_t bytes = 0;
-    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, rowCounts_.data(),
-                                                  rowOffsets_.data(), n + 1,
-                                                  static_cast<cudaStream_t>(device.stream())));
+    for (int items : {n + 1, bodies.numBodies + 1}) {
+      size_t needed = 0;
+      WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, needed, rowCounts_.data(),
+                                                    rowOffsets_.data(), items,
+                                                    static_cast<cudaStream_t>(device.stream())));
+      bytes = std::max(bytes, needed);
+    }
     scanStorage_ = DeviceBuffer<unsigned char>(device, bytes);
 #else
     throw Error("internal error: collision/rigid_contacts.cpp was not compiled as CUDA");
@@ -102,23 +101,8 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
 }
 
 void RigidContactDetector::allocateRows() {
-  const size_t keys = 2 * size_t(rowCapacity_);
-  rowBits_ = bitsFor(rowCapacity_ - 1);
-  sortBits_ = rowBits_ + bitsFor(bodies_.numBodies);  // the sentinel body numBodies fits
-  if (sortBits_ > 64) throw Error("rigid contact list keys need more than 64 bits");
   rows_ = DeviceBuffer<RigidContact>(device_, size_t(rowCapacity_));
-  bodyKeys_ = DeviceBuffer<std::uint64_t>(device_, keys);
-  sortedBodyKeys_ = DeviceBuffer<std::uint64_t>(device_, keys);
-  bodyRows_ = DeviceBuffer<int>(device_, keys);
-  if (device_.isCuda()) {
-#if defined(__CUDACC__)
-    size_t bytes = 0;
-    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, bodyKeys_.data(),
-                                                   sortedBodyKeys_.data(), int(keys), 0, sortBits_,
-                                                   static_cast<cudaStream_t>(device_.stream())));
-    sortStorage_ = DeviceBuffer<unsigned char>(device_, bytes);
-#endif
-  }
+  bodyRows_ = DeviceBuffer<int>(device_, 2 * size_t(rowCapacity_));
 }
 
 void RigidContactDetector::computeShapeBoxes(const Transform* bodyPoses) {
@@ -132,43 +116,25 @@ void RigidContactDetector::rebuildTree(const Transform* bodyPoses) {
   bvh_->build(leafLowers_.data(), leafUppers_.data());
 }
 
-void RigidContactDetector::prefixSumRowCounts() {
-  const int n = shapes_.numShapes + 1;
+void RigidContactDetector::exclusiveSum(const int* counts, int* out, int n) {
   if (device_.isCuda()) {
 #if defined(__CUDACC__)
     size_t bytes = scanStorage_.size();
-    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, rowCounts_.data(),
-                                                  rowOffsets_.data(), n,
+    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, counts, out, n,
                                                   static_cast<cudaStream_t>(device_.stream())));
 #endif
   } else {
-    std::exclusive_scan(rowCounts_.data(), rowCounts_.data() + n, rowOffsets_.data(), 0);
+    std::exclusive_scan(counts, counts + n, out, 0);
   }
 }
 
-void RigidContactDetector::sortBodyKeys() {
-  const int keys = 2 * rowCapacity_;
-  if (device_.isCuda()) {
-#if defined(__CUDACC__)
-    size_t bytes = sortStorage_.size();
-    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(sortStorage_.data(), bytes, bodyKeys_.data(),
-                                                   sortedBodyKeys_.data(), keys, 0, sortBits_,
-                                                   static_cast<cudaStream_t>(device_.stream())));
-#endif
-  } else {
-    // The CPU backend's kernels have finished: only the keys of stored rows can be non-sentinel.
-    const int used = 2 * std::min(*rowCount_.data(), rowCapacity_);
-    std::copy(bodyKeys_.data(), bodyKeys_.data() + keys, sortedBodyKeys_.data());
-    std::sort(sortedBodyKeys_.data(), sortedBodyKeys_.data() + used);
-  }
-}
-
-void RigidContactDetector::detect(const Transform* bodyPoses) {
+void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
   const int n = shapes_.numShapes;
+  const int numBodies = bodies_.numBodies;
   // Boxes and tree (none for few shapes: all pairs).
   if (usesAllPairs()) {
     computeShapeBoxes(bodyPoses);
-  } else if (settings_.refitOnly) {
+  } else if (tree == TreeUpdate::Refit) {
     computeShapeBoxes(bodyPoses);
     bvh_->refit(leafLowers_.data(), leafUppers_.data());
   } else {
@@ -198,23 +164,23 @@ void RigidContactDetector::detect(const Transform* bodyPoses) {
   else
     launch(device_, n, query);
 
-  // Narrow phase: count, place each shape's rows after the previous shapes', write.
+  // Narrow phase: count, place each shape's rows after the previous shapes', write (and count
+  // each body's rows).
   const RigidNarrowPhaseInputs narrow{shapes_, worldPoses_.data(), pairs};
   rowCount_.zero();
-  launch(device_, n, RigidNarrowPhaseCount{narrow, rowCounts_.data()});
-  prefixSumRowCounts();
+  launch(device_, std::max(n, numBodies + 1),
+         RigidNarrowPhaseCount{narrow, rowCounts_.data(), numBodies, bodyCounts_.data()});
+  exclusiveSum(rowCounts_.data(), rowOffsets_.data(), n + 1);
   launch(device_, n,
          RigidNarrowPhase{narrow, bodyPoses, rowOffsets_.data(), rowCapacity_, rows_.data(),
-                          rowCount_.data(), status()});
+                          rowCount_.data(), status(), bodies_.invMass, bodyCounts_.data()});
 
-  // Per-body lists: keys (body, row), sorted, gathered.
+  // Per-body lists: placed by the counts, filled, each sorted.
+  exclusiveSum(bodyCounts_.data(), bodyOffsets_.data(), numBodies + 1);
   launch(device_, rowCapacity_,
-         BuildBodyBodyContactLists{rowBits_, bodies_.numBodies, rows_.data(), rowCount_.data(),
-                                   bodies_.invMass, bodyKeys_.data()});
-  sortBodyKeys();
-  launch(device_, bodies_.numBodies + 1,
-         GatherBodyBodyContactLists{rowBits_, bodies_.numBodies, 2 * rowCapacity_,
-                                    sortedBodyKeys_.data(), bodyOffsets_.data(), bodyRows_.data()});
+         FillBodyBodyContactLists{rows_.data(), rowCount_.data(), bodies_.invMass,
+                                  bodyOffsets_.data(), bodyCounts_.data(), bodyRows_.data()});
+  launch(device_, numBodies, SortBodyBodyContactLists{bodyOffsets_.data(), bodyRows_.data()});
 }
 
 bool RigidContactDetector::fits(const RigidContactStatus& s) const {

@@ -2,17 +2,18 @@
 // list of them (rigid_avbd_spec §6; kernels in kernels/rigid_broad_phase.cuh, narrow phase in
 // kernels/rigid_narrow_phase.h, row layout in kernels/rigid_contact.h).
 //
-// detect(bodyPoses) runs, all on the device's stream:
-//   shape world poses and boxes → LBVH build (or refit) over the non-plane shapes → each shape's
-//   partner list (tree query, then every plane; with at most allPairsShapes tree shapes no tree:
-//   every box against every box) → narrow phase counts → exclusive sum over shapes
-//   → rows → per-body lists (keys, radix sort, gather).
+// detect(bodyPoses, tree) runs, all on the device's stream:
+//   shape world poses and boxes → LBVH build or refit (`tree`) over the non-plane shapes → each
+//   shape's partner list (tree query, then every plane; with at most allPairsShapes tree shapes
+//   no tree: every box against every box) → narrow phase counts → exclusive sum over shapes
+//   → rows (and each body's row count) → exclusive sum over bodies → per-body lists (fill, sort).
 // It allocates nothing and reads nothing back, so it can run inside a captured CUDA graph, and
 // its output is deterministic: rows are grouped by the querying shape (the lower-indexed one of a
-// pair, the non-plane one of a plane pair) in shape order, within a shape in BVH preorder (shape
-// order with the all-pairs broad phase) then plane order, within a pair in candidate order; each
-// body's list is its rows in ascending order. The same on both backends, bit for bit (the device
-// code is compiled without FMA contraction, and the tree is bit-identical, collision/lbvh.h).
+// pair, the non-plane one of a plane pair) in shape order, within a shape by partner shape (tree
+// partners, then planes), within a pair in candidate order; each body's list is its rows in
+// ascending order. Nothing depends on the tree's shape, so a rebuilt and a refit tree (and the
+// all-pairs broad phase) give the same rows. The same on both backends, bit for bit (the device
+// code is compiled without FMA contraction).
 //
 // Capacities never lose anything silently: each shape owns `pairCapacity` partner slots and the
 // rows have `rowCapacity` slots; the true counts are always computed and their maxima go to the
@@ -57,10 +58,8 @@ struct ShapePairFilterView {
 std::vector<std::uint64_t> shapePairFilterKeys(const std::vector<std::pair<int, int>>& pairs);
 
 struct RigidContactDetectorSettings {
-  int pairCapacity = 16;   // initial partner slots per shape
-  int rowCapacity = 0;     // initial rows; 0: max(256, 4 × shapes)
-  bool refitOnly = false;  // detect() refits the tree instead of rebuilding it (then call
-                           // rebuildTree() now and then: refit quality degrades with motion)
+  int pairCapacity = 16;              // initial partner slots per shape
+  int rowCapacity = 0;                // initial rows; 0: max(256, 4 × shapes)
   bool cooperativeBroadPhase = true;  // a group of lanes per shape query (lanes from the
                                       // launch table); false: one thread per shape. Same lists.
   int allPairsShapes = 512;           // at most this many tree shapes: every shape tests every box
@@ -78,9 +77,14 @@ class RigidContactDetector {
                        const RigidContactDetectorSettings& settings,
                        const Transform* initialBodyPoses);
 
+  /// How detect() brings the tree to the new boxes: a full build, or a refit of the last build's
+  /// topology (cheaper; the pairs are the same, only the queries slow down as the shapes move
+  /// away from where the tree was built, so the owner rebuilds now and then).
+  enum class TreeUpdate { Rebuild, Refit };
+
   /// Rows and per-body lists at `bodyPoses` (device, numBodies); graph-capturable.
-  void detect(const Transform* bodyPoses);
-  /// A full tree build at `bodyPoses` (detect() does one itself unless refitOnly).
+  void detect(const Transform* bodyPoses, TreeUpdate tree = TreeUpdate::Rebuild);
+  /// A full tree build at `bodyPoses` (detect() does one itself unless told to refit).
   void rebuildTree(const Transform* bodyPoses);
 
   RigidContactsView view() const {
@@ -119,8 +123,8 @@ class RigidContactDetector {
  private:
   void computeShapeBoxes(const Transform* bodyPoses);
   void allocateRows();
-  void prefixSumRowCounts();
-  void sortBodyKeys();
+  /// out[0, n) = exclusive sums of counts[0, n) (CUB on CUDA).
+  void exclusiveSum(const int* counts, int* out, int n);
 
   const Device& device_;
   RigidShapesView shapes_;
@@ -128,7 +132,6 @@ class RigidContactDetector {
   ShapePairFilterView filter_;
   RigidContactDetectorSettings settings_;
   int pairCapacity_ = 0, rowCapacity_ = 0;
-  int rowBits_ = 1, sortBits_ = 2;  // key bits: row index; row index + body index (sentinel too)
 
   DeviceBuffer<int> shapeLeaf_;                 // (numShapes) tree slot, −1 for planes
   DeviceBuffer<int> leafShape_;                 // (numTreeShapes)
@@ -141,11 +144,11 @@ class RigidContactDetector {
   DeviceBuffer<int> rowCounts_, rowOffsets_;  // (numShapes + 1) each
   DeviceBuffer<RigidContact> rows_;           // (rowCapacity)
   DeviceBuffer<int> rowCount_;                // (1)
-  DeviceBuffer<std::uint64_t> bodyKeys_, sortedBodyKeys_;  // (2 x rowCapacity)
-  DeviceBuffer<int> bodyOffsets_;                          // (numBodies + 1)
-  DeviceBuffer<int> bodyRows_;                             // (2 x rowCapacity)
-  DeviceBuffer<unsigned char> scanStorage_, sortStorage_;  // CUB temporary storage (CUDA only)
-  DeviceBuffer<RigidContactStatus> status_;                // (1)
+  DeviceBuffer<int> bodyCounts_;              // (numBodies + 1) list lengths; zero between uses
+  DeviceBuffer<int> bodyOffsets_;             // (numBodies + 1)
+  DeviceBuffer<int> bodyRows_;                // (2 x rowCapacity)
+  DeviceBuffer<unsigned char> scanStorage_;   // CUB temporary storage (CUDA only)
+  DeviceBuffer<RigidContactStatus> status_;   // (1)
 };
 
 }  // namespace weft

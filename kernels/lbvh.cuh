@@ -340,6 +340,22 @@ WEFT_HD void bvhWriteSortedPrimitives(const Group& g, const BvhView& bvh, const 
   }
 }
 
+/// Like bvhWriteSortedPrimitives, but in increasing primitive id: an order that depends only on
+/// which primitives were accepted, not on the tree, so lists from a rebuilt and a refit tree (or
+/// from a walk without a tree) are the same.
+template <class Group>
+WEFT_HD void bvhWritePrimitivesAscending(const Group& g, const BvhView& bvh, const int* hits,
+                                         int count, int capacity, int* out) {
+  const int n = count < capacity ? count : capacity;
+  g.sync();  // every lane's hits are written
+  for (int k = g.rank(); k < n; k += g.size()) {
+    const int primitive = bvh.leafPrimitive[hits[k]];
+    int rank = 0;
+    for (int m = 0; m < n; ++m) rank += bvh.leafPrimitive[hits[m]] < primitive ? 1 : 0;
+    out[rank] = primitive;
+  }
+}
+
 // ---- Build and refit kernels -------------------------------------------------------------------
 
 /// Leaves each lbvh_scene_bounds item reduces before its atomics (fewer atomics on 6 addresses).

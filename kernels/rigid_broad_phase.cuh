@@ -6,11 +6,13 @@
 //       the shape's tree slot: capsule half extent (r,r,r) + |axis|·halfHeight, sphere (r,r,r),
 //       box |R|·halfExtents, each grown by the shape's margin + gap (so boxes of two shapes
 //       overlap whenever their admission test can pass).
-//   rigid_broad_phase               one thread per shape a. Queries the tree with a's box (BVH
-//       preorder) and keeps partners b > a; then tests a against every plane (planes are not in
-//       the tree). A pair is kept when the shapes are on different bodies, at least one body moves
-//       (effective inverse mass > 0), and the pair is not in the sorted filter keys. Writes a's
-//       partner list (capacity slots, true count always) and raises the status maximum.
+//   rigid_broad_phase               one thread per shape a. Queries the tree with a's box and
+//       keeps partners b > a, sorted by shape; then tests a against every plane (planes are not
+//       in the tree). Partners come out in shape order whatever the tree (rebuilt or refit), so
+//       the rows below do not depend on when the tree was built. A pair is kept when the shapes are
+//       on different bodies, at least one body moves (effective inverse mass > 0), and the pair is
+//       not in the sorted filter keys. Writes a's partner list (capacity slots, true count always)
+//       and raises the status maximum.
 //   rigid_broad_phase_cooperative   the same lists, a group of lanes walking each shape's query
 //       together (the default; RigidContactDetectorSettings::cooperativeBroadPhase).
 //   rigid_broad_phase_all_pairs     the same pairs without a tree for scenes of at most
@@ -20,15 +22,17 @@
 //   (exclusive sum of the counts over shapes → each shape's first row)
 //   rigid_narrow_phase              one thread per shape: the same candidates, written as rows
 //       from its first row on (pair-list order, then candidate order), so the row order is fixed
-//       by the shape order and the tree's preorder and never by thread timing. Thread 0 writes
+//       by the shape order alone and never by thread timing or the tree. Thread 0 writes
 //       the stored row count (≤ capacity) and raises the true total in the status.
-//   build_body_body_contact_lists   one thread per row slot: two keys (body << rowBits | row), one
-//       per moving endpoint (the rest get a sentinel key that sorts last).
-//   (radix sort of the keys)
-//   gather_body_body_contact_lists  one thread per body (and one past the last): its first entry
-//       by binary search, then the rows of its entries. Each body's rows come out ascending.
-// Nothing here claims a slot with an atomic, so every output is the same on every run, block
-// size and backend (the detector compiles its device code without FMA contraction).
+//       It also counts each moving body's stored rows (atomic adds: counts, not slots).
+//   (exclusive sum of the counts over bodies → each body's first list entry)
+//   fill_body_body_contact_lists    one thread per row slot: the row into its moving bodies'
+//       lists, at slots claimed by atomics (timing-dependent).
+//   sort_body_body_contact_lists    one thread per body: its list ascending, which makes it the
+//       same on every run.
+// Every output is therefore the same on every run, block size and backend (the detector compiles
+// its device code without FMA contraction). The lists replaced a radix sort of (body, row) keys
+// over every row slot (docs/PERFORMANCE.md, "The cable detection").
 #pragma once
 
 #include <cstdint>
@@ -40,6 +44,7 @@
 #include "kernels/runtime/atomics.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/shape.h"
+#include "kernels/small_sort.h"
 #include "tuning/kernel_ids.h"
 
 namespace weft {
@@ -235,6 +240,8 @@ struct RigidBroadPhase {
       if (count < pairs.capacity) pairs.items[a * pairs.capacity + count] = leafShape[other];
       ++count;
     });
+    sortAscending(pairs.items + a * pairs.capacity,
+                  count < pairs.capacity ? count : pairs.capacity);
     finish(a, count);
   }
 };
@@ -242,8 +249,8 @@ struct RigidBroadPhase {
 /// rigid_broad_phase_all_pairs: the same pairs without a tree, for scenes of few shapes (the
 /// detector's allPairsShapes setting), a group of lanes per shape (launch.h, Group shape): each
 /// round the lanes test the leaf boxes of the next size() tree slots, and the accepted ones are
-/// written in slot order (ballot + prefix count), so a's partners come out in shape order
-/// (instead of the tree's preorder) for every group size; then the planes. One kernel instead
+/// written in slot order (ballot + prefix count), so a's partners come out in shape order, as
+/// from the tree queries, for every group size; then the planes. One kernel instead
 /// of the tree build and query (≈ 7 launches), whose fixed costs dominate for few shapes.
 struct RigidBroadPhaseAllPairs {
   static constexpr KernelId kId = KernelId::rigid_broad_phase_all_pairs;
@@ -277,10 +284,10 @@ struct RigidBroadPhaseAllPairs {
 
 /// rigid_broad_phase_cooperative: the same lists, a group of lanes per shape (launch.h, Group
 /// shape; lanes from the launch table). The group walks the tree together (bvhQueryGroup), tests
-/// the overlapping slots in parallel, and writes the accepted ones in BVH preorder
-/// (bvhWriteSortedPrimitives), i.e. the order of the one-thread walk above, then maps slots to
-/// shapes; lane 0 appends the planes. Lists are identical to rigid_broad_phase's for every group
-/// size.
+/// the overlapping slots in parallel, and writes the accepted ones in slot order
+/// (bvhWritePrimitivesAscending), then maps slots to shapes (slots are in shape order, so the
+/// partners are too); lane 0 appends the planes. Lists are identical to rigid_broad_phase's
+/// (and rigid_broad_phase_all_pairs') for every group size and every tree.
 struct RigidBroadPhaseCooperative {
   static constexpr KernelId kId = KernelId::rigid_broad_phase_cooperative;
   static constexpr int kSharedIntsPerLane = kCooperativeStackIntsPerLane;
@@ -298,7 +305,7 @@ struct RigidBroadPhaseCooperative {
     const int count =
         bvhQueryGroup(g, query.bvh, query.leafLowers[leaf], query.leafUppers[leaf], mine, capacity,
                       [&](int other) { return query.accepts(a, other); });
-    bvhWriteSortedPrimitives(g, query.bvh, mine, count, capacity, out);
+    bvhWritePrimitivesAscending(g, query.bvh, mine, count, capacity, out);
     g.sync();  // the slots are in place
     const int stored = count < capacity ? count : capacity;
     for (int k = g.rank(); k < stored; k += g.size()) out[k] = query.leafShape[out[k]];
@@ -336,14 +343,20 @@ struct RigidNarrowPhaseInputs {
   }
 };
 
+/// Launched over max(numShapes, numBodies + 1) items: item a counts shape a's rows and zeroes
+/// body a's list length (rigid_narrow_phase counts the lists afresh).
 struct RigidNarrowPhaseCount {
   static constexpr KernelId kId = KernelId::rigid_narrow_phase_count;
 
   RigidNarrowPhaseInputs in;
   int* __restrict__ rowCounts;  // (numShapes + 1) out; the last entry stays 0
+  int numBodies;
+  int* __restrict__ bodyCounts;  // (numBodies + 1) out: zeroed
 
   WEFT_HD void operator()(int a) const {
-    rowCounts[a] = in.run(a, [](int, int, int, const ContactCandidate&) {});
+    if (a <= numBodies) bodyCounts[a] = 0;
+    if (a < in.shapes.numShapes)
+      rowCounts[a] = in.run(a, [](int, int, int, const ContactCandidate&) {});
   }
 };
 
@@ -357,12 +370,18 @@ struct RigidNarrowPhase {
   RigidContact* __restrict__ rows;  // (rowCapacity) out
   int* __restrict__ rowCount;       // (1) out: rows stored, min(total, rowCapacity)
   RigidContactStatus* __restrict__ status;
+  const float* __restrict__ bodyInvMass;  // (numBodies) effective; 0 = does not move
+  int* __restrict__ bodyCounts;           // (numBodies) in/out: + each stored row of the body
 
   WEFT_HD void operator()(int a) const {
     const int first = rowOffsets[a];
     in.run(a, [&](int k, int self, int other, const ContactCandidate& c) {
-      if (first + k < rowCapacity)
-        rows[first + k] = makeRigidContact(self, other, c, in.shapes, bodyPoses);
+      if (first + k >= rowCapacity) return;
+      const RigidContact row = makeRigidContact(self, other, c, in.shapes, bodyPoses);
+      rows[first + k] = row;
+      const int bodies[2] = {row.body0, row.body1};
+      for (int body : bodies)
+        if (body >= 0 && bodyInvMass[body] > 0.0f) atomicAddInt(&bodyCounts[body], 1);
     });
     if (a == 0) {
       const int total = rowOffsets[in.shapes.numShapes];
@@ -372,61 +391,43 @@ struct RigidNarrowPhase {
   }
 };
 
-// ---- build_body_body_contact_lists / gather_body_body_contact_lists
-// --------------------------------
+// ---- fill_body_body_contact_lists / sort_body_body_contact_lists
+// ---------------------------------
 
-struct BuildBodyBodyContactLists {
-  static constexpr KernelId kId = KernelId::build_body_body_contact_lists;
+/// One thread per row slot: each stored row goes into the list of each of its moving bodies, at
+/// a slot claimed by counting the body's remaining length down (so the lengths end at zero). The
+/// slots depend on timing; sort_body_body_contact_lists makes the lists ascending.
+struct FillBodyBodyContactLists {
+  static constexpr KernelId kId = KernelId::fill_body_body_contact_lists;
 
-  int rowBits;  // bits of a row index (rowCapacity − 1 fits)
-  int numBodies;
   const RigidContact* __restrict__ rows;  // (rowCapacity)
   const int* __restrict__ rowCount;       // (1)
   const float* __restrict__ bodyInvMass;  // (numBodies)
-  std::uint64_t* __restrict__ keys;       // (2 x rowCapacity) out
+  const int* __restrict__ bodyOffsets;    // (numBodies + 1) exclusive sums of the lengths
+  int* __restrict__ bodyCounts;           // (numBodies) in: lengths; out: zero
+  int* __restrict__ bodyRows;             // (2 x rowCapacity) out
 
   WEFT_HD void operator()(int i) const {
-    const std::uint64_t sentinel = std::uint64_t(numBodies) << rowBits;
-    const bool valid = i < *rowCount;
-    for (int k = 0; k < 2; ++k) {
-      const int body = valid ? (k == 0 ? rows[i].body0 : rows[i].body1) : -1;
-      const bool moves = body >= 0 && bodyInvMass[body] > 0.0f;
-      keys[2 * i + k] = moves ? (std::uint64_t(body) << rowBits) | std::uint64_t(i) : sentinel;
+    if (i >= *rowCount) return;
+    const int bodies[2] = {rows[i].body0, rows[i].body1};
+    for (int body : bodies) {
+      if (body < 0 || !(bodyInvMass[body] > 0.0f)) continue;
+      const int slot = atomicAddInt(&bodyCounts[body], -1) - 1;
+      bodyRows[bodyOffsets[body] + slot] = i;
     }
   }
 };
 
-struct GatherBodyBodyContactLists {
-  static constexpr KernelId kId = KernelId::gather_body_body_contact_lists;
+/// One thread per body: its rows ascending (each row at most once per body, so the order is
+/// unique and the same on every run, launch size and backend).
+struct SortBodyBodyContactLists {
+  static constexpr KernelId kId = KernelId::sort_body_body_contact_lists;
 
-  int rowBits;
-  int numBodies;
-  int numKeys;                                   // 2 x rowCapacity
-  const std::uint64_t* __restrict__ sortedKeys;  // (numKeys) ascending
-  int* __restrict__ bodyOffsets;                 // (numBodies + 1) out
-  int* __restrict__ bodyRows;                    // (numKeys) out
-
-  /// First index whose key is >= the first key of `body`.
-  WEFT_HD int firstEntry(int body) const {
-    const std::uint64_t key = std::uint64_t(body) << rowBits;
-    int lo = 0, hi = numKeys;
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      if (sortedKeys[mid] < key)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  }
+  const int* __restrict__ bodyOffsets;  // (numBodies + 1)
+  int* __restrict__ bodyRows;           // (2 x rowCapacity) in/out
 
   WEFT_HD void operator()(int b) const {
-    const int begin = firstEntry(b);
-    bodyOffsets[b] = begin;
-    if (b == numBodies) return;
-    const int end = firstEntry(b + 1);
-    const std::uint64_t rowMask = (std::uint64_t(1) << rowBits) - 1;
-    for (int j = begin; j < end; ++j) bodyRows[j] = int(sortedKeys[j] & rowMask);
+    sortAscending(bodyRows + bodyOffsets[b], bodyOffsets[b + 1] - bodyOffsets[b]);
   }
 };
 

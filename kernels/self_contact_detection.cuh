@@ -34,6 +34,7 @@
 #include "kernels/lbvh.cuh"
 #include "kernels/runtime/atomics.h"
 #include "kernels/runtime/platform.h"
+#include "kernels/small_sort.h"
 #include "tuning/kernel_ids.h"
 
 namespace weft {
@@ -303,16 +304,7 @@ struct SortTriangleCollidingVertices {
   WEFT_HD void operator()(int t) const {
     const int count = triangleVertices.counts[t];
     const int n = count < triangleVertices.capacity ? count : triangleVertices.capacity;
-    int* list = triangleVertices.items + t * triangleVertices.capacity;
-    for (int i = 1; i < n; ++i) {
-      const int key = list[i];
-      int j = i - 1;
-      while (j >= 0 && list[j] > key) {
-        list[j + 1] = list[j];
-        --j;
-      }
-      list[j + 1] = key;
-    }
+    sortAscending(triangleVertices.items + t * triangleVertices.capacity, n);
     atomicMaxInt(&status->maxTriangleVertex, count);
   }
 };

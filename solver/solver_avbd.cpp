@@ -18,7 +18,7 @@ SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
 
 void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
   const bool fresh = scratch.detector && substepInFrame % options_.collideInterval == 0;
-  if (fresh) detect(state, scratch);
+  if (fresh) detect(state, scratch, substepInFrame == 0);
   beginStep(state, scratch, fresh);
   for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch, it);
   finishStep(state, scratch);
@@ -26,9 +26,13 @@ void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFra
     saveDetection(scratch);
 }
 
-void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch) const {
+void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const {
   RigidContactDetector& detector = *scratch.detector;
-  detector.detect(state.poses.data());
+  // The tree is rebuilt once per frame and refit at the frame's other detections: the same rows
+  // (the detector's lists do not depend on the tree), without a sort and a hierarchy build for
+  // every substep of the scenes that detect every substep.
+  detector.detect(state.poses.data(), firstOfFrame ? RigidContactDetector::TreeUpdate::Rebuild
+                                                   : RigidContactDetector::TreeUpdate::Refit);
   if (!matching()) return;
   const PreviousContactsView previous{scratch.previousRows.data(), scratch.previousCount.data(),
                                       scratch.previousShapeOffsets.data(),

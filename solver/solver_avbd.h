@@ -4,7 +4,8 @@
 //
 //   [detect]                 contact rows at the start-of-step poses, every collideInterval-th
 //                            substep (+ matching to the previous detection when history or
-//                            sticky contacts are on)
+//                            sticky contacts are on); the shape tree is rebuilt at the first
+//                            substep of a frame and refit at the others
 //   begin_rigid_step         contact rows (material, C0, ρ, λ retention or warm start), inertial
 //                            prediction, joint ρ/C0/λ retention, Dahl parameters: one launch
 //   for each iteration:
@@ -39,7 +40,7 @@ class SolverAVBD {
   const RigidSolverOptions& options() const { return options_; }
 
  private:
-  void detect(const RigidState& state, RigidScratch& scratch) const;
+  void detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const;
   void beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const;
   void iterate(RigidState& state, RigidScratch& scratch, int iteration) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;

@@ -70,8 +70,8 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(rigid_broad_phase_all_pairs, Group)                                                          \
   X(rigid_narrow_phase_count, Elementwise)                                                       \
   X(rigid_narrow_phase, Elementwise)                                                             \
-  X(build_body_body_contact_lists, Elementwise)                                                  \
-  X(gather_body_body_contact_lists, Elementwise)                                                 \
+  X(fill_body_body_contact_lists, Elementwise)                                                   \
+  X(sort_body_body_contact_lists, Elementwise)                                                   \
   /* contact matching across detections: latest match and sticky replay (reference's */        \
   /* contact_matching="sticky"; deterministic claim instead of its atomic_min race) */           \
   X(match_rigid_contacts, Elementwise)                                                           \

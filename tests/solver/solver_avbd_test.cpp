@@ -361,8 +361,8 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
   for (KernelId id :
        {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_cooperative,
         KernelId::rigid_broad_phase_all_pairs, KernelId::rigid_narrow_phase_count,
-        KernelId::rigid_narrow_phase, KernelId::build_body_body_contact_lists,
-        KernelId::gather_body_body_contact_lists, KernelId::match_rigid_contacts,
+        KernelId::rigid_narrow_phase, KernelId::fill_body_body_contact_lists,
+        KernelId::sort_body_body_contact_lists, KernelId::match_rigid_contacts,
         KernelId::replay_sticky_contacts, KernelId::begin_rigid_step,
         KernelId::solve_rigid_body_tile, KernelId::update_rigid_duals, KernelId::finish_rigid_step})
     for (int size : launchSizes(id)) {

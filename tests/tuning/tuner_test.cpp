@@ -134,7 +134,7 @@ TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
   for (KernelId id :
        {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_all_pairs,
         KernelId::rigid_narrow_phase_count, KernelId::rigid_narrow_phase,
-        KernelId::build_body_body_contact_lists, KernelId::gather_body_body_contact_lists,
+        KernelId::fill_body_body_contact_lists, KernelId::sort_body_body_contact_lists,
         KernelId::match_rigid_contacts, KernelId::replay_sticky_contacts,
         KernelId::begin_rigid_step, KernelId::finish_rigid_step})
     EXPECT_EQ(perStep[id], 1) << kernelName(id);
