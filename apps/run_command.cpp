@@ -212,7 +212,8 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       << (device.isCuda() ? "CUDA events" : "host clock") << ")\n";
   out << "  contacts      largest detection " << contacts.largestRows << " rows (capacity "
       << contacts.rowCapacity << "), at most " << contacts.largestPartners
-      << " broad-phase partners per shape\n";
+      << " broad-phase partners per shape; partner lists built in " << contacts.pairListBuilds
+      << " of " << contacts.detections << " detections\n";
   for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
   printChecks(out, checks);
   if (writer)
@@ -232,11 +233,11 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
         divergence ? nlohmann::json{{"frame", divergence->frame}, {"body", divergence->particle}}
                    : nlohmann::json(nullptr);
     j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
-    j["contacts"] = {{"largest_rows", contacts.largestRows},
-                     {"last_frame_rows", contacts.lastFrameRows},
-                     {"row_capacity", contacts.rowCapacity},
-                     {"largest_partners", contacts.largestPartners},
-                     {"regrowths", contacts.regrowths}};
+    j["contacts"] = {
+        {"largest_rows", contacts.largestRows}, {"last_frame_rows", contacts.lastFrameRows},
+        {"row_capacity", contacts.rowCapacity}, {"largest_partners", contacts.largestPartners},
+        {"detections", contacts.detections},    {"pair_list_builds", contacts.pairListBuilds},
+        {"regrowths", contacts.regrowths}};
     j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
     writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
     out << "  summary       " << options.summaryPath << "\n";

@@ -106,16 +106,17 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
   refit(leafLowers, leafUppers);
 }
 
-void Lbvh::refit(const Vec3* leafLowers, const Vec3* leafUppers) {
+void Lbvh::refit(const Vec3* leafLowers, const Vec3* leafUppers, const int* onlyIf) {
   const int n = numLeaves_;
   if (n == 0) return;
-  launchGroup(*device_, int(chunkCount(n)),
-              LbvhRefitLeaves{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLowers_.data(),
-                              nodeUppers_.data(), chunkLowers_.data(), chunkUppers_.data()});
+  launchGroup(
+      *device_, int(chunkCount(n)),
+      LbvhRefitLeaves{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLowers_.data(),
+                      nodeUppers_.data(), chunkLowers_.data(), chunkUppers_.data(), onlyIf});
   if (n > 1)
     launchGroup(*device_, n - 1,
                 LbvhRefitNodes{n, nodeRangeEnd_.data(), chunkLowers_.data(), chunkUppers_.data(),
-                               nodeLowers_.data(), nodeUppers_.data()});
+                               nodeLowers_.data(), nodeUppers_.data(), onlyIf});
 }
 
 BvhView Lbvh::view() const {

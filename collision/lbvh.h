@@ -54,8 +54,10 @@ class Lbvh {
   void build(const Vec3* leafLowers, const Vec3* leafUppers);
   /// Same topology, new leaf boxes: copies them in and recomputes every internal box as the
   /// union of its leaf range.
-  /// Deterministic (min/max only); graph-capturable. Requires a prior build().
-  void refit(const Vec3* leafLowers, const Vec3* leafUppers);
+  /// Deterministic (min/max only); graph-capturable. Requires a prior build(). With `onlyIf` (a
+  /// device int) the launches happen but do nothing unless *onlyIf ≠ 0 when they run: a refit
+  /// decided on the device, inside a captured graph.
+  void refit(const Vec3* leafLowers, const Vec3* leafUppers, const int* onlyIf = nullptr);
 
   BvhView view() const;
   int numLeaves() const { return numLeaves_; }

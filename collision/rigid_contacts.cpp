@@ -1,6 +1,7 @@
 #include "collision/rigid_contacts.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -71,6 +72,14 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   worldPoses_ = DeviceBuffer<Transform>(device, size_t(n));
   leafLowers_ = DeviceBuffer<Vec3>(device, leafShape.size());
   leafUppers_ = DeviceBuffer<Vec3>(device, leafShape.size());
+  if (settings.pairReuseMargin < 0.0f || !std::isfinite(settings.pairReuseMargin))
+    throw Error("the pair reuse margin must be finite and >= 0");
+  if (settings.pairReuseMargin > 0.0f) {
+    pairLowers_ = DeviceBuffer<Vec3>(device, leafShape.size());
+    pairUppers_ = DeviceBuffer<Vec3>(device, leafShape.size());
+  }
+  stale_ = DeviceBuffer<int>(device, size_t(1));
+  stale_.zero();
   bvh_ = std::make_unique<Lbvh>(device, int(leafShape.size()));
   pairItems_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
   pairHits_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
@@ -105,15 +114,22 @@ void RigidContactDetector::allocateRows() {
   bodyRows_ = DeviceBuffer<int>(device_, 2 * size_t(rowCapacity_));
 }
 
-void RigidContactDetector::computeShapeBoxes(const Transform* bodyPoses) {
+void RigidContactDetector::computeShapeBoxes(const Transform* bodyPoses, bool refreshPairBoxes,
+                                             bool listsBuilt) {
+  ShapePairBoxes pairBoxes;
+  if (reusesPairs())
+    pairBoxes = {pairLowers_.data(), pairUppers_.data(), settings_.pairReuseMargin,
+                 refreshPairBoxes, stale_.data()};
   launch(device_, shapes_.numShapes,
          ComputeShapeAabbs{shapes_, bodyPoses, shapeLeaf_.data(), worldPoses_.data(),
-                           leafLowers_.data(), leafUppers_.data()});
+                           leafLowers_.data(), leafUppers_.data(), pairBoxes,
+                           listsBuilt ? status() : nullptr});
 }
 
 void RigidContactDetector::rebuildTree(const Transform* bodyPoses) {
-  computeShapeBoxes(bodyPoses);
-  bvh_->build(leafLowers_.data(), leafUppers_.data());
+  computeShapeBoxes(bodyPoses, true, false);
+  bvh_->build(pairLowers(), pairUppers());
+  freshListsNeeded_ = true;
 }
 
 void RigidContactDetector::exclusiveSum(const int* counts, int* out, int n) {
@@ -131,32 +147,34 @@ void RigidContactDetector::exclusiveSum(const int* counts, int* out, int n) {
 void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
   const int n = shapes_.numShapes;
   const int numBodies = bodies_.numBodies;
-  // Boxes and tree (none for few shapes: all pairs).
-  if (usesAllPairs()) {
-    computeShapeBoxes(bodyPoses);
-  } else if (tree == TreeUpdate::Refit) {
-    computeShapeBoxes(bodyPoses);
-    bvh_->refit(leafLowers_.data(), leafUppers_.data());
-  } else {
-    rebuildTree(bodyPoses);
+  // Boxes; whether this detection builds partner lists or may keep the last ones (then the
+  // device decides: `stale` says whether a shape left its list box).
+  const bool fresh = !reusesPairs() || tree == TreeUpdate::Rebuild || freshListsNeeded_;
+  freshListsNeeded_ = false;
+  const int* onlyIf = fresh ? nullptr : stale_.data();
+  computeShapeBoxes(bodyPoses, fresh, true);
+  if (onlyIf)
+    launch(device_, numTreeShapes(),
+           RefreshShapePairBoxes{{pairLowers_.data(), pairUppers_.data(), settings_.pairReuseMargin,
+                                  false, stale_.data()},
+                                 leafLowers_.data(),
+                                 leafUppers_.data(),
+                                 status()});
+  // Tree (none for few shapes: all pairs), over the boxes the lists are built from.
+  if (!usesAllPairs()) {
+    if (tree == TreeUpdate::Rebuild)
+      bvh_->build(pairLowers(), pairUppers());
+    else
+      bvh_->refit(pairLowers(), pairUppers(), onlyIf);
   }
 
   // Candidate pairs per shape.
   const ShapePairLists pairs = shapePairs();
-  const RigidBroadPhase query{bvh_->view(),
-                              shapes_.body,
-                              shapes_.geometry,
-                              bodies_.invMass,
-                              shapeLeaf_.data(),
-                              leafShape_.data(),
-                              leafLowers_.data(),
-                              leafUppers_.data(),
-                              planeShapes_.data(),
-                              numPlanes(),
-                              filter_.keys,
-                              filter_.count,
-                              pairs,
-                              status()};
+  const RigidBroadPhase query{bvh_->view(),    shapes_.body,      shapes_.geometry,
+                              bodies_.invMass, shapeLeaf_.data(), leafShape_.data(),
+                              pairLowers(),    pairUppers(),      planeShapes_.data(),
+                              numPlanes(),     filter_.keys,      filter_.count,
+                              pairs,           status(),          onlyIf};
   if (usesAllPairs())
     launchGroup(device_, n, RigidBroadPhaseAllPairs{query, numTreeShapes()});
   else if (settings_.cooperativeBroadPhase)
@@ -169,7 +187,8 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
   const RigidNarrowPhaseInputs narrow{shapes_, worldPoses_.data(), pairs};
   rowCount_.zero();
   launch(device_, std::max(n, numBodies + 1),
-         RigidNarrowPhaseCount{narrow, rowCounts_.data(), numBodies, bodyCounts_.data()});
+         RigidNarrowPhaseCount{narrow, rowCounts_.data(), numBodies, bodyCounts_.data(),
+                               onlyIf ? stale_.data() : nullptr});
   exclusiveSum(rowCounts_.data(), rowOffsets_.data(), n + 1);
   launch(device_, n,
          RigidNarrowPhase{narrow, bodyPoses, rowOffsets_.data(), rowCapacity_, rows_.data(),
@@ -198,6 +217,7 @@ std::string RigidContactDetector::growToFit(const RigidContactStatus& s) {
     return true;
   };
   if (next("shape pairs", s.maxShapePairs, pairCapacity_)) {
+    freshListsNeeded_ = true;
     pairItems_ = DeviceBuffer<int>(device_, size_t(shapes_.numShapes) * size_t(pairCapacity_));
     pairHits_ = DeviceBuffer<int>(device_, size_t(shapes_.numShapes) * size_t(pairCapacity_));
   }

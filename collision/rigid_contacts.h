@@ -65,6 +65,10 @@ struct RigidContactDetectorSettings {
   int allPairsShapes = 512;           // at most this many tree shapes: every shape tests every box
                              // (rigid_broad_phase_all_pairs) instead of building and querying
                              // the LBVH; the same pairs, listed in shape order. 0: always the tree
+  float pairReuseMargin = 0.0f;  // [m] > 0: the partner lists are built from boxes grown by this
+                                 // much and kept by later detect(…, Refit) calls while every
+                                 // shape's box stays inside its grown box (the same rows as
+                                 // fresh lists; ShapePairBoxes says why). 0: lists every time
 };
 
 class RigidContactDetector {
@@ -82,9 +86,12 @@ class RigidContactDetector {
   /// away from where the tree was built, so the owner rebuilds now and then).
   enum class TreeUpdate { Rebuild, Refit };
 
-  /// Rows and per-body lists at `bodyPoses` (device, numBodies); graph-capturable.
+  /// Rows and per-body lists at `bodyPoses` (device, numBodies); graph-capturable. Rebuild
+  /// always builds new partner lists; Refit keeps the previous ones when pairReuseMargin allows
+  /// (decided on the device: nothing is read back), else refits the tree and builds new ones.
   void detect(const Transform* bodyPoses, TreeUpdate tree = TreeUpdate::Rebuild);
-  /// A full tree build at `bodyPoses` (detect() does one itself unless told to refit).
+  /// A full tree build at `bodyPoses` (detect() does one itself unless told to refit); the next
+  /// detect() builds new partner lists.
   void rebuildTree(const Transform* bodyPoses);
 
   RigidContactsView view() const {
@@ -121,7 +128,13 @@ class RigidContactDetector {
   bool usesAllPairs() const { return numTreeShapes() <= settings_.allPairsShapes; }
 
  private:
-  void computeShapeBoxes(const Transform* bodyPoses);
+  /// World poses and boxes; `refreshPairBoxes`: the list boxes too (else, when lists may be
+  /// reused, each box is checked against its list box); `listsBuilt`: count a list build.
+  void computeShapeBoxes(const Transform* bodyPoses, bool refreshPairBoxes, bool listsBuilt);
+  bool reusesPairs() const { return settings_.pairReuseMargin > 0.0f && numTreeShapes() > 0; }
+  /// The boxes the tree and the partner lists are built from.
+  const Vec3* pairLowers() const { return reusesPairs() ? pairLowers_.data() : leafLowers_.data(); }
+  const Vec3* pairUppers() const { return reusesPairs() ? pairUppers_.data() : leafUppers_.data(); }
   void allocateRows();
   /// out[0, n) = exclusive sums of counts[0, n) (CUB on CUDA).
   void exclusiveSum(const int* counts, int* out, int n);
@@ -138,6 +151,9 @@ class RigidContactDetector {
   DeviceBuffer<int> planeShapes_;               // (numPlanes)
   DeviceBuffer<Transform> worldPoses_;          // (numShapes)
   DeviceBuffer<Vec3> leafLowers_, leafUppers_;  // (numTreeShapes)
+  DeviceBuffer<Vec3> pairLowers_, pairUppers_;  // (numTreeShapes) list boxes (pairReuseMargin > 0)
+  DeviceBuffer<int> stale_;                     // (1) a shape left its list box; zero between uses
+  bool freshListsNeeded_ = true;  // no lists yet, or their capacity grew: the next detect builds
   std::unique_ptr<Lbvh> bvh_;
   DeviceBuffer<int> pairItems_, pairCounts_;  // (numShapes x pairCapacity), (numShapes)
   DeviceBuffer<int> pairHits_;                // (numShapes x pairCapacity) cooperative scratch

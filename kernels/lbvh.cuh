@@ -543,9 +543,11 @@ struct LbvhRefitLeaves {
   Vec3* __restrict__ nodeUppers;          // (2·numLeaves − 1)
   Vec3* __restrict__ chunkLowers;         // (⌈numLeaves / kLbvhRefitChunk⌉) out
   Vec3* __restrict__ chunkUppers;
+  const int* __restrict__ onlyIf = nullptr;  // (1) when given, the refit runs only if it is ≠ 0
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int chunk) const {
+    if (onlyIf && *onlyIf == 0) return;  // uniform over the launch
     const int begin = chunk * kLbvhRefitChunk;
     const int end = begin + kLbvhRefitChunk < numLeaves ? begin + kLbvhRefitChunk : numLeaves;
     Vec3 lower = lbvh_detail::emptyLower(), upper = lbvh_detail::emptyUpper();
@@ -581,9 +583,11 @@ struct LbvhRefitNodes {
   const Vec3* __restrict__ chunkUppers;
   Vec3* __restrict__ nodeLowers;  // (2·numLeaves − 1) in: leaf nodes (stage 1); out: internal
   Vec3* __restrict__ nodeUppers;
+  const int* __restrict__ onlyIf = nullptr;  // as LbvhRefitLeaves::onlyIf
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int node) const {
+    if (onlyIf && *onlyIf == 0) return;
     constexpr int C = kLbvhRefitChunk;
     const int end = nodeRangeEnd[node];
     const int first = node < end ? node : end, last = node < end ? end : node;

@@ -51,8 +51,23 @@ namespace weft {
 
 /// Maxima the detection kernels raise (atomic max) and the host reads after a frame.
 struct RigidContactStatus {
-  int maxShapePairs = 0;  // largest partner count of one shape
-  int maxContacts = 0;    // largest true row total of one detection
+  int maxShapePairs = 0;   // largest partner count of one shape
+  int maxContacts = 0;     // largest true row total of one detection
+  int pairListBuilds = 0;  // detections whose broad phase ran (the others reused its lists)
+};
+
+/// The boxes the partner lists were built from, when lists may be reused across detections:
+/// each shape's box at list time grown by `margin` on every side. While every shape's current
+/// box lies inside its list box, every pair whose current boxes overlap is in the lists (two
+/// boxes inside two disjoint boxes are disjoint), so the narrow phase finds exactly the rows a
+/// fresh broad phase would give it (a listed pair whose boxes no longer overlap yields no row:
+/// admission implies overlap). lowers == nullptr: no reuse, lists are built at every detection.
+struct ShapePairBoxes {
+  Vec3* __restrict__ lowers = nullptr;  // (numTreeShapes) [m]
+  Vec3* __restrict__ uppers = nullptr;
+  float margin = 0.0f;                // [m] growth beyond the shape's own box
+  bool refresh = false;               // this detection builds new lists (from the current boxes)
+  int* __restrict__ stale = nullptr;  // (1) raised when a shape left its list box
 };
 
 /// Device views of the shapes (owned by the solver's model).
@@ -169,16 +184,62 @@ struct ComputeShapeAabbs {
   Transform* __restrict__ worldPoses;       // (numShapes) out [m]
   Vec3* __restrict__ leafLowers;            // (numTreeShapes) out [m]
   Vec3* __restrict__ leafUppers;            // (numTreeShapes) out [m]
+  ShapePairBoxes pairBoxes;                 // refreshed, or checked against the new boxes
+  RigidContactStatus* __restrict__ status;  // pairListBuilds += 1 when this detection builds
+                                            // lists (nullptr: a tree build without a query)
 
   WEFT_HD void operator()(int s) const {
     const int body = shapes.body[s];
     const Transform pose =
         body >= 0 ? shapeWorldPose(bodyPoses[body], shapes.localPose[s]) : shapes.localPose[s];
     worldPoses[s] = pose;
+    const bool builds = !pairBoxes.lowers || pairBoxes.refresh;
+    if (s == 0 && builds && status) atomicAddInt(&status->pairListBuilds, 1);
     const int leaf = shapeLeaf[s];
-    if (leaf >= 0)
-      shapeBounds(shapes.geometry[s], pose, shapes.margin[s] + shapes.gap[s], leafLowers[leaf],
-                  leafUppers[leaf]);
+    if (leaf < 0) return;
+    Vec3 lower, upper;
+    shapeBounds(shapes.geometry[s], pose, shapes.margin[s] + shapes.gap[s], lower, upper);
+    leafLowers[leaf] = lower;
+    leafUppers[leaf] = upper;
+    if (!pairBoxes.lowers) return;
+    const Vec3 grow{pairBoxes.margin, pairBoxes.margin, pairBoxes.margin};
+    if (pairBoxes.refresh) {
+      pairBoxes.lowers[leaf] = lower - grow;
+      pairBoxes.uppers[leaf] = upper + grow;
+    } else if (!boxContains(pairBoxes.lowers[leaf], pairBoxes.uppers[leaf], lower, upper)) {
+      atomicMaxInt(pairBoxes.stale, 1);
+    }
+  }
+
+  /// Whether [lower, upper] lies inside [outerLower, outerUpper].
+  WEFT_HD static bool boxContains(const Vec3& outerLower, const Vec3& outerUpper, const Vec3& lower,
+                                  const Vec3& upper) {
+    return outerLower.x <= lower.x && outerLower.y <= lower.y && outerLower.z <= lower.z &&
+           upper.x <= outerUpper.x && upper.y <= outerUpper.y && upper.z <= outerUpper.z;
+  }
+};
+
+// ---- refresh_shape_pair_boxes
+// --------------------------------------------------------------------
+
+/// One thread per tree shape, after compute_shape_aabbs of a detection that may reuse the lists:
+/// if some shape left its list box (stale), every list box becomes the shape's current box grown
+/// by the margin, and the broad phase that follows (told by the same flag) rebuilds the lists.
+/// Otherwise it does nothing.
+struct RefreshShapePairBoxes {
+  static constexpr KernelId kId = KernelId::refresh_shape_pair_boxes;
+
+  ShapePairBoxes pairBoxes;
+  const Vec3* __restrict__ leafLowers;  // (numTreeShapes) current boxes
+  const Vec3* __restrict__ leafUppers;
+  RigidContactStatus* __restrict__ status;  // pairListBuilds += 1 when stale
+
+  WEFT_HD void operator()(int leaf) const {
+    if (*pairBoxes.stale == 0) return;
+    if (leaf == 0) atomicAddInt(&status->pairListBuilds, 1);
+    const Vec3 grow{pairBoxes.margin, pairBoxes.margin, pairBoxes.margin};
+    pairBoxes.lowers[leaf] = leafLowers[leaf] - grow;
+    pairBoxes.uppers[leaf] = leafUppers[leaf] + grow;
   }
 };
 
@@ -194,14 +255,19 @@ struct RigidBroadPhase {
   const float* __restrict__ bodyInvMass;       // (numBodies) effective; 0 = does not move
   const int* __restrict__ shapeLeaf;           // (numShapes) tree slot, −1 for planes
   const int* __restrict__ leafShape;           // (numTreeShapes) shape of a tree slot
-  const Vec3* __restrict__ leafLowers;         // (numTreeShapes)
-  const Vec3* __restrict__ leafUppers;         // (numTreeShapes)
+  const Vec3* __restrict__ leafLowers;         // (numTreeShapes) the boxes the lists are built
+  const Vec3* __restrict__ leafUppers;         // from (the list boxes when lists are reused)
   const int* __restrict__ planeShapes;         // (numPlanes) ascending
   int numPlanes;
   const std::uint64_t* __restrict__ filterKeys;  // (numFilterKeys) ascending shapePairKey
   int numFilterKeys;
   ShapePairLists pairs;  // out
   RigidContactStatus* __restrict__ status;
+  const int* __restrict__ onlyIf = nullptr;  // (1) when given, the lists are rebuilt only if
+                                             // it is ≠ 0 (stale list boxes) and kept otherwise
+
+  /// Whether this detection keeps the previous lists (uniform over the launch).
+  WEFT_HD bool keepsLists() const { return onlyIf && *onlyIf == 0; }
 
   /// Shape a's tree slot, or −1 for a plane (planes query nothing: their empty list is stored
   /// here; every lane of a group may call it).
@@ -232,6 +298,7 @@ struct RigidBroadPhase {
   }
 
   WEFT_HD void operator()(int a) const {
+    if (keepsLists()) return;
     const int leaf = queryLeaf(a);
     if (leaf < 0) return;
     int count = 0;
@@ -261,6 +328,7 @@ struct RigidBroadPhaseAllPairs {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int a) const {
+    if (query.keepsLists()) return;
     const int leaf = query.queryLeaf(a);
     if (leaf < 0) return;  // uniform over the group
     const Vec3 lower = query.leafLowers[leaf], upper = query.leafUppers[leaf];
@@ -297,6 +365,7 @@ struct RigidBroadPhaseCooperative {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int a) const {
+    if (query.keepsLists()) return;
     const int leaf = query.queryLeaf(a);
     if (leaf < 0) return;  // uniform over the group
     const int capacity = query.pairs.capacity;
@@ -351,9 +420,11 @@ struct RigidNarrowPhaseCount {
   RigidNarrowPhaseInputs in;
   int* __restrict__ rowCounts;  // (numShapes + 1) out; the last entry stays 0
   int numBodies;
-  int* __restrict__ bodyCounts;  // (numBodies + 1) out: zeroed
+  int* __restrict__ bodyCounts;           // (numBodies + 1) out: zeroed
+  int* __restrict__ staleFlag = nullptr;  // (1) cleared (every broad-phase launch has read it)
 
   WEFT_HD void operator()(int a) const {
+    if (a == 0 && staleFlag) *staleFlag = 0;
     if (a <= numBodies) bodyCounts[a] = 0;
     if (a < in.shapes.numShapes)
       rowCounts[a] = in.run(a, [](int, int, int, const ContactCandidate&) {});

@@ -47,6 +47,7 @@ void RigidSolverOptions::validate() const {
   if (contactCapacity < 1 || pairCapacity < 1)
     throw Error("rigid solver options contactCapacity and pairCapacity must be at least 1");
   requireFiniteNonNegative(matchDistance, "matchDistance", true);
+  requireFiniteNonNegative(pairReuseMargin, "pairReuseMargin", true);
   if (!(matchNormalDot >= -1.0f && matchNormalDot <= 1.0f))
     throw Error("rigid solver option matchNormalDot must be in [-1, 1]");
 }
@@ -229,6 +230,7 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, const Rig
   if (model.numShapes >= 2) {
     RigidContactDetectorSettings settings;
     settings.pairCapacity = options.pairCapacity;
+    settings.pairReuseMargin = options.pairReuseMargin;
     settings.rowCapacity = std::max(256, options.contactCapacity * model.numShapes);
     detector = std::make_unique<RigidContactDetector>(
         device, model.shapesView(), RigidBodiesView{model.numBodies, model.invMass.data()},

@@ -38,6 +38,11 @@ struct RigidSolverOptions {
   int contactCapacity = 4;           // initial contact rows per shape (at least 256 in all;
                                      // grown on demand, never dropped)
   int pairCapacity = 16;             // initial broad-phase partners per shape (grown on demand)
+  float pairReuseMargin = 0.01f;     // [m] the partner lists of the first detection of a frame
+                                     // are kept by the frame's later detections while every
+                                     // shape stays within this distance of its box at list
+                                     // time (decided on the device; the same rows as fresh
+                                     // lists). 0: the broad phase runs at every detection
   bool contactHistory = false;       // warm-start λ of rows matched to the previous detection
   bool stickyContacts = false;       // matched penetrating rows keep their previous anchors
   float matchDistance = 5e-4f;       // [m] contact_matching_pos_threshold

@@ -104,6 +104,8 @@ void RigidSimulation::advanceFrame() {
     contactReport_.largestPartners = std::max(contactReport_.largestPartners, status.maxShapePairs);
     contactReport_.rowCapacity = detector.rowCapacity();
     contactReport_.pairCapacity = detector.pairCapacity();
+    contactReport_.detections += substeps_ / solver_.options().collideInterval;
+    contactReport_.pairListBuilds += status.pairListBuilds;
   }
   ++frames_;
 }

@@ -57,6 +57,8 @@ class RigidSimulation {
     int largestPartners = 0;  // most broad-phase partners of one shape
     int rowCapacity = 0;      // capacities at the end of the run
     int pairCapacity = 0;
+    long long detections = 0;      // contact detections run (frames × substeps / collideInterval)
+    long long pairListBuilds = 0;  // of which built new partner lists (the rest kept them)
     std::vector<std::string> regrowths;  // "frame 3: contact rows 256 -> 640 (frame run again)"
   };
   const ContactReport& contactReport() const { return contactReport_; }

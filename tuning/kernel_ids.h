@@ -63,8 +63,9 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(write_particle_self_contacts, Elementwise)                                                   \
   X(apply_planar_truncation_parallel_by_collision, Group)                                        \
   /* rigid contacts: shape boxes, body-body lists (reference names); LBVH pairs, */              \
-  /* analytic narrow phase, list gathering (new) */                                              \
+  /* partner lists kept while shapes stay in their boxes, analytic narrow phase, lists (new) */ \
   X(compute_shape_aabbs, Elementwise)                                                            \
+  X(refresh_shape_pair_boxes, Elementwise)                                                       \
   X(rigid_broad_phase, Elementwise)                                                              \
   X(rigid_broad_phase_cooperative, Group)                                                        \
   X(rigid_broad_phase_all_pairs, Group)                                                          \

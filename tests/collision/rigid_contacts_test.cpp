@@ -1113,6 +1113,103 @@ TEST(RigidContactDetector, ARefitTreeGivesExactlyTheDetectionOfARebuiltOne) {
   }
 }
 
+/// `poses` with every body moved by at most `step` along each axis and not rotated.
+std::vector<Transform> nudgedPoses(std::vector<Transform> poses, unsigned seed, float step) {
+  Rng rng(seed);
+  for (Transform& t : poses) t.p += rng.vec(-step, step);
+  return poses;
+}
+
+/// The same rows, stored count, body lists and shape world poses (the partner maxima differ when
+/// one side kept grown lists).
+bool sameRowsAndLists(const Detection& a, const Detection& b) {
+  return a.rowCount == b.rowCount && sameRows(a.rows, b.rows) && a.bodyOffsets == b.bodyOffsets &&
+         a.bodyRows == b.bodyRows && a.status.maxContacts == b.status.maxContacts &&
+         sameBytes(a.world.data(), b.world.data(), a.world.size() * sizeof(Transform));
+}
+
+/// A detector that keeps its partner lists (pairReuseMargin) against one that builds them at every
+/// detection, over a sequence of small and large motions on `device`: the same rows and lists
+/// every time; lists kept while every shape stays within the margin of its list box, built anew
+/// (once) when one leaves it. Returns the kept detector's detections.
+std::vector<Detection> checkKeptListsGiveFreshRows(const Device& device,
+                                                   RigidContactDetectorSettings settings) {
+  using TreeUpdate = RigidContactDetector::TreeUpdate;
+  const Scene s = filteredScene();
+  const DeviceScene d(device, s);
+  RigidContactDetector fresh(device, d.shapes(), d.bodies(), d.filterView(), settings,
+                             d.bodyPose.data());
+  settings.pairReuseMargin = 0.05f;
+  RigidContactDetector kept(device, d.shapes(), d.bodies(), d.filterView(), settings,
+                            d.bodyPose.data());
+  const std::vector<Transform> far = movedPoses(s, 1500, 0.3f);
+  struct Step {
+    std::vector<Transform> poses;
+    TreeUpdate tree;
+    int builds;  // list builds expected of the kept detector
+    const char* what;
+  };
+  const std::vector<Step> steps = {
+      {s.bodyPose, TreeUpdate::Refit, 1, "first detection: no lists yet"},
+      {nudgedPoses(s.bodyPose, 1501, 0.02f), TreeUpdate::Refit, 0, "within the margin: kept"},
+      {nudgedPoses(s.bodyPose, 1502, 0.04f), TreeUpdate::Refit, 0, "still within: kept"},
+      {far, TreeUpdate::Refit, 1, "shapes left their boxes: built"},
+      {nudgedPoses(far, 1503, 0.03f), TreeUpdate::Refit, 0, "within the new boxes: kept"},
+      {nudgedPoses(far, 1504, 0.03f), TreeUpdate::Rebuild, 1, "a rebuild always builds"},
+  };
+  std::vector<Detection> got;
+  for (const Step& step : steps) {
+    SCOPED_TRACE(step.what);
+    const Detection a = detectAt(device, kept, step.poses, step.tree);
+    const Detection b = detectAt(device, fresh, step.poses, TreeUpdate::Rebuild);
+    EXPECT_GT(b.rowCount, 300);
+    EXPECT_TRUE(sameRowsAndLists(a, b));
+    EXPECT_EQ(a.status.pairListBuilds, step.builds);
+    EXPECT_EQ(b.status.pairListBuilds, 1);
+    if (step.builds > 0)  // lists from grown boxes: at least the partners of exact ones
+      EXPECT_GE(a.status.maxShapePairs, b.status.maxShapePairs);
+    got.push_back(a);
+  }
+  return got;
+}
+
+TEST(RigidContactDetector, KeptPartnerListsGiveTheRowsOfFreshListsOnCpu) {
+  auto cpu = test::openCpu();
+  for (int allPairsShapes : {0, 1 << 20}) {
+    SCOPED_TRACE(allPairsShapes ? "all pairs" : "tree");
+    RigidContactDetectorSettings settings = largeSettings();
+    settings.allPairsShapes = allPairsShapes;
+    checkKeptListsGiveFreshRows(*cpu, settings);
+  }
+}
+
+TEST(RigidContactDetector, KeptPartnerListsGiveTheRowsOfFreshListsOnCudaBitForBitWithCpu) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  for (int allPairsShapes : {0, 1 << 20}) {
+    SCOPED_TRACE(allPairsShapes ? "all pairs" : "tree");
+    RigidContactDetectorSettings settings = largeSettings();
+    settings.allPairsShapes = allPairsShapes;
+    const std::vector<Detection> onGpu = checkKeptListsGiveFreshRows(*gpu, settings);
+    const std::vector<Detection> onCpu = checkKeptListsGiveFreshRows(*cpu, settings);
+    ASSERT_EQ(onGpu.size(), onCpu.size());
+    for (size_t i = 0; i < onGpu.size(); ++i) EXPECT_TRUE(sameDetection(onGpu[i], onCpu[i])) << i;
+  }
+}
+
+TEST(RigidContactDetector, RejectsANegativeOrNonFinitePairReuseMargin) {
+  auto cpu = test::openCpu();
+  const Scene s = filteredScene();
+  const DeviceScene d(*cpu, s);
+  for (float margin : {-0.01f, std::numeric_limits<float>::infinity()}) {
+    RigidContactDetectorSettings settings = largeSettings();
+    settings.pairReuseMargin = margin;
+    EXPECT_THROW(RigidContactDetector(*cpu, d.shapes(), d.bodies(), d.filterView(), settings,
+                                      d.bodyPose.data()),
+                 Error);
+  }
+}
+
 TEST(RigidContactDetector, BodyListsHoldExactlyTheirRowsAscending) {
   const Scene s = filteredScene();
   auto cpu = test::openCpu();

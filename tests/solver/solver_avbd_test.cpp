@@ -342,6 +342,21 @@ TEST(SolverAvbd, PileSettlesOnTheGroundWithoutInterpenetration) {
   EXPECT_LT(gap.gap, 0.02f * gap.referenceLength);
 }
 
+TEST(SolverAvbd, KeptPartnerListsChangeNothingAndSkipMostBroadPhases) {
+  auto cpu = test::openCpu();
+  RigidSolverOptions everyTime = pileOptions(), kept = pileOptions();
+  everyTime.pairReuseMargin = 0.0f;
+  kept.pairReuseMargin = 0.01f;
+  RigidSimulation::ContactReport a, b;
+  const auto fresh = runPile(*cpu, everyTime, 12, true, &a);
+  EXPECT_TRUE(bitIdentical(fresh, runPile(*cpu, kept, 12, true, &b)));
+  EXPECT_EQ(a.detections, 12 * 10);  // the pile detects every substep
+  EXPECT_EQ(a.pairListBuilds, a.detections);
+  EXPECT_EQ(b.detections, a.detections);
+  EXPECT_GE(b.pairListBuilds, 12);  // at least the first detection of every frame
+  EXPECT_LT(b.pairListBuilds, b.detections / 2);
+}
+
 TEST(SolverAvbd, CpuRunsAreDeterministic) {
   auto cpu = test::openCpu();
   EXPECT_TRUE(bitIdentical(runPile(*cpu, pileOptions(), 8), runPile(*cpu, pileOptions(), 8)));
