@@ -184,7 +184,8 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
 
   // Narrow phase: count, place each shape's rows after the previous shapes', write (and count
   // each body's rows).
-  const RigidNarrowPhaseInputs narrow{shapes_, worldPoses_.data(), pairs};
+  const RigidNarrowPhaseInputs narrow{shapes_,           worldPoses_.data(), pairs,
+                                      shapeLeaf_.data(), leafLowers_.data(), leafUppers_.data()};
   rowCount_.zero();
   launch(device_, std::max(n, numBodies + 1),
          RigidNarrowPhaseCount{narrow, rowCounts_.data(), numBodies, bodyCounts_.data(),

@@ -68,7 +68,8 @@ struct RigidContactDetectorSettings {
   float pairReuseMargin = 0.0f;  // [m] > 0: the partner lists are built from boxes grown by this
                                  // much and kept by later detect(…, Refit) calls while every
                                  // shape's box stays inside its grown box (the same rows as
-                                 // fresh lists; ShapePairBoxes says why). 0: lists every time
+                                 // fresh lists; ShapePairBoxes says why). 0: lists every time.
+                                 // Tree only: all-pairs detections always build their lists
 };
 
 class RigidContactDetector {
@@ -131,7 +132,9 @@ class RigidContactDetector {
   /// World poses and boxes; `refreshPairBoxes`: the list boxes too (else, when lists may be
   /// reused, each box is checked against its list box); `listsBuilt`: count a list build.
   void computeShapeBoxes(const Transform* bodyPoses, bool refreshPairBoxes, bool listsBuilt);
-  bool reusesPairs() const { return settings_.pairReuseMargin > 0.0f && numTreeShapes() > 0; }
+  /// Lists are kept only with the tree: the all-pairs broad phase costs about what the check and
+  /// the skipped launches do (measured on cable_y_junction, docs/PERFORMANCE.md).
+  bool reusesPairs() const { return settings_.pairReuseMargin > 0.0f && !usesAllPairs(); }
   /// The boxes the tree and the partner lists are built from.
   const Vec3* pairLowers() const { return reusesPairs() ? pairLowers_.data() : leafLowers_.data(); }
   const Vec3* pairUppers() const { return reusesPairs() ? pairUppers_.data() : leafUppers_.data(); }

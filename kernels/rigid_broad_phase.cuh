@@ -391,13 +391,24 @@ struct RigidNarrowPhaseInputs {
   RigidShapesView shapes;
   const Transform* __restrict__ worldPoses;  // (numShapes) from compute_shape_aabbs
   ShapePairLists pairs;                      // from rigid_broad_phase
+  const int* __restrict__ shapeLeaf;         // (numShapes) tree slot, −1 for planes
+  const Vec3* __restrict__ leafLowers;       // (numTreeShapes) the current boxes
+  const Vec3* __restrict__ leafUppers;
 
   template <class Emit>
   WEFT_HD int run(int a, Emit&& emit) const {
     const int stored = pairs.counts[a] < pairs.capacity ? pairs.counts[a] : pairs.capacity;
+    const int leafA = shapeLeaf[a];
     int count = 0;
     for (int k = 0; k < stored; ++k) {
       const int b = pairs.items[a * pairs.capacity + k];
+      // A pair whose current boxes are apart has no admissible candidate (the boxes hold the
+      // shapes grown by margin + gap); kept lists (ShapePairBoxes) list such pairs, and this
+      // makes them cost two box loads. Planes have no box.
+      const int leafB = shapeLeaf[b];
+      if (leafA >= 0 && leafB >= 0 &&
+          !boxesOverlap(leafLowers[leafA], leafUppers[leafA], leafLowers[leafB], leafUppers[leafB]))
+        continue;
       const ContactCandidates found =
           collideShapes(shapes.geometry[a], worldPoses[a], shapes.geometry[b], worldPoses[b]);
       const float margins = shapes.margin[a] + shapes.margin[b];

@@ -48,6 +48,7 @@ void RigidSolverOptions::validate() const {
     throw Error("rigid solver options contactCapacity and pairCapacity must be at least 1");
   requireFiniteNonNegative(matchDistance, "matchDistance", true);
   requireFiniteNonNegative(pairReuseMargin, "pairReuseMargin", true);
+  if (allPairsShapes < 0) throw Error("rigid solver option allPairsShapes must be at least 0");
   if (!(matchNormalDot >= -1.0f && matchNormalDot <= 1.0f))
     throw Error("rigid solver option matchNormalDot must be in [-1, 1]");
 }
@@ -231,6 +232,7 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, const Rig
     RigidContactDetectorSettings settings;
     settings.pairCapacity = options.pairCapacity;
     settings.pairReuseMargin = options.pairReuseMargin;
+    settings.allPairsShapes = options.allPairsShapes;
     settings.rowCapacity = std::max(256, options.contactCapacity * model.numShapes);
     detector = std::make_unique<RigidContactDetector>(
         device, model.shapesView(), RigidBodiesView{model.numBodies, model.invMass.data()},

@@ -42,7 +42,10 @@ struct RigidSolverOptions {
                                      // are kept by the frame's later detections while every
                                      // shape stays within this distance of its box at list
                                      // time (decided on the device; the same rows as fresh
-                                     // lists). 0: the broad phase runs at every detection
+                                     // lists; with the shape tree only). 0: the broad phase
+                                     // runs at every detection
+  int allPairsShapes = 512;          // at most this many non-plane shapes: every box against
+                                     // every box instead of the shape tree (same pairs)
   bool contactHistory = false;       // warm-start λ of rows matched to the previous detection
   bool stickyContacts = false;       // matched penetrating rows keep their previous anchors
   float matchDistance = 5e-4f;       // [m] contact_matching_pos_threshold
