@@ -8,10 +8,6 @@
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/launch.h"
 
-#if defined(__CUDACC__)
-#include <cub/device/device_scan.cuh>
-#endif
-
 namespace weft {
 
 namespace {
@@ -89,22 +85,8 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   rowCount_ = DeviceBuffer<int>(device, size_t(1));
   bodyCounts_ = DeviceBuffer<int>(device, size_t(bodies.numBodies) + 1);
   bodyOffsets_ = DeviceBuffer<int>(device, size_t(bodies.numBodies) + 1);
-  if (device.isCuda()) {
-#if defined(__CUDACC__)
-    // One temporary storage for both sums (over shapes and over bodies).
-    size_t bytes = 0;
-    for (int items : {n + 1, bodies.numBodies + 1}) {
-      size_t needed = 0;
-      WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, needed, rowCounts_.data(),
-                                                    rowOffsets_.data(), items,
-                                                    static_cast<cudaStream_t>(device.stream())));
-      bytes = std::max(bytes, needed);
-    }
-    scanStorage_ = DeviceBuffer<unsigned char>(device, bytes);
-#else
-    throw Error("internal error: collision/rigid_contacts.cpp was not compiled as CUDA");
-#endif
-  }
+  // One for both sums (over shapes and over bodies).
+  exclusiveSum_ = std::make_unique<ExclusiveSum>(device, std::max(n, bodies.numBodies) + 1);
   allocateRows();
   rebuildTree(initialBodyPoses);
 }
@@ -130,18 +112,6 @@ void RigidContactDetector::rebuildTree(const Transform* bodyPoses) {
   computeShapeBoxes(bodyPoses, true, false);
   bvh_->build(pairLowers(), pairUppers());
   freshListsNeeded_ = true;
-}
-
-void RigidContactDetector::exclusiveSum(const int* counts, int* out, int n) {
-  if (device_.isCuda()) {
-#if defined(__CUDACC__)
-    size_t bytes = scanStorage_.size();
-    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, counts, out, n,
-                                                  static_cast<cudaStream_t>(device_.stream())));
-#endif
-  } else {
-    std::exclusive_scan(counts, counts + n, out, 0);
-  }
 }
 
 void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
@@ -184,19 +154,18 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
 
   // Narrow phase: count, place each shape's rows after the previous shapes', write (and count
   // each body's rows).
-  const RigidNarrowPhaseInputs narrow{shapes_,           worldPoses_.data(), pairs,
-                                      shapeLeaf_.data(), leafLowers_.data(), leafUppers_.data()};
+  const RigidNarrowPhaseInputs narrow{shapes_, worldPoses_.data(), pairs};
   rowCount_.zero();
-  launch(device_, std::max(n, numBodies + 1),
-         RigidNarrowPhaseCount{narrow, rowCounts_.data(), numBodies, bodyCounts_.data(),
-                               onlyIf ? stale_.data() : nullptr});
-  exclusiveSum(rowCounts_.data(), rowOffsets_.data(), n + 1);
-  launch(device_, n,
-         RigidNarrowPhase{narrow, bodyPoses, rowOffsets_.data(), rowCapacity_, rows_.data(),
-                          rowCount_.data(), status(), bodies_.invMass, bodyCounts_.data()});
+  launchGroup(device_, std::max(n, numBodies + 1),
+              RigidNarrowPhaseCount{narrow, rowCounts_.data(), numBodies, bodyCounts_.data(),
+                                    onlyIf ? stale_.data() : nullptr});
+  (*exclusiveSum_)(rowCounts_.data(), rowOffsets_.data(), n + 1);
+  launchGroup(device_, n,
+              RigidNarrowPhase{narrow, bodyPoses, rowOffsets_.data(), rowCapacity_, rows_.data(),
+                               rowCount_.data(), status(), bodies_.invMass, bodyCounts_.data()});
 
   // Per-body lists: placed by the counts, filled, each sorted.
-  exclusiveSum(bodyCounts_.data(), bodyOffsets_.data(), numBodies + 1);
+  (*exclusiveSum_)(bodyCounts_.data(), bodyOffsets_.data(), numBodies + 1);
   launch(device_, rowCapacity_,
          FillBodyBodyContactLists{rows_.data(), rowCount_.data(), bodies_.invMass,
                                   bodyOffsets_.data(), bodyCounts_.data(), bodyRows_.data()});

@@ -35,6 +35,7 @@
 #include <utility>
 #include <vector>
 
+#include "collision/exclusive_sum.h"
 #include "collision/lbvh.h"
 #include "kernels/rigid_broad_phase.cuh"
 #include "kernels/rigid_contact.h"
@@ -139,8 +140,6 @@ class RigidContactDetector {
   const Vec3* pairLowers() const { return reusesPairs() ? pairLowers_.data() : leafLowers_.data(); }
   const Vec3* pairUppers() const { return reusesPairs() ? pairUppers_.data() : leafUppers_.data(); }
   void allocateRows();
-  /// out[0, n) = exclusive sums of counts[0, n) (CUB on CUDA).
-  void exclusiveSum(const int* counts, int* out, int n);
 
   const Device& device_;
   RigidShapesView shapes_;
@@ -158,16 +157,16 @@ class RigidContactDetector {
   DeviceBuffer<int> stale_;                     // (1) a shape left its list box; zero between uses
   bool freshListsNeeded_ = true;  // no lists yet, or their capacity grew: the next detect builds
   std::unique_ptr<Lbvh> bvh_;
-  DeviceBuffer<int> pairItems_, pairCounts_;  // (numShapes x pairCapacity), (numShapes)
-  DeviceBuffer<int> pairHits_;                // (numShapes x pairCapacity) cooperative scratch
-  DeviceBuffer<int> rowCounts_, rowOffsets_;  // (numShapes + 1) each
-  DeviceBuffer<RigidContact> rows_;           // (rowCapacity)
-  DeviceBuffer<int> rowCount_;                // (1)
-  DeviceBuffer<int> bodyCounts_;              // (numBodies + 1) list lengths; zero between uses
-  DeviceBuffer<int> bodyOffsets_;             // (numBodies + 1)
-  DeviceBuffer<int> bodyRows_;                // (2 x rowCapacity)
-  DeviceBuffer<unsigned char> scanStorage_;   // CUB temporary storage (CUDA only)
-  DeviceBuffer<RigidContactStatus> status_;   // (1)
+  DeviceBuffer<int> pairItems_, pairCounts_;    // (numShapes x pairCapacity), (numShapes)
+  DeviceBuffer<int> pairHits_;                  // (numShapes x pairCapacity) cooperative scratch
+  DeviceBuffer<int> rowCounts_, rowOffsets_;    // (numShapes + 1) each
+  DeviceBuffer<RigidContact> rows_;             // (rowCapacity)
+  DeviceBuffer<int> rowCount_;                  // (1)
+  DeviceBuffer<int> bodyCounts_;                // (numBodies + 1) list lengths; zero between uses
+  DeviceBuffer<int> bodyOffsets_;               // (numBodies + 1)
+  DeviceBuffer<int> bodyRows_;                  // (2 x rowCapacity)
+  std::unique_ptr<ExclusiveSum> exclusiveSum_;  // the sums over shapes and over bodies
+  DeviceBuffer<RigidContactStatus> status_;     // (1)
 };
 
 }  // namespace weft

@@ -17,13 +17,14 @@
 //       together (the default; RigidContactDetectorSettings::cooperativeBroadPhase).
 //   rigid_broad_phase_all_pairs     the same pairs without a tree for scenes of at most
 //       RigidContactDetectorSettings::allPairsShapes tree shapes (partners in shape order).
-//   rigid_narrow_phase_count        one thread per shape: the narrow phase on each of its pairs,
-//       counting admitted candidates (distance − (margin_a + margin_b) ≤ gap_a + gap_b).
+//   rigid_narrow_phase_count        a group of lanes per shape: the narrow phase on each of its
+//       pairs, counting admitted candidates (distance − (margin_a + margin_b) ≤ gap_a + gap_b).
 //   (exclusive sum of the counts over shapes → each shape's first row)
-//   rigid_narrow_phase              one thread per shape: the same candidates, written as rows
+//   rigid_narrow_phase              a group of lanes per shape: the same candidates, written as
+//   rows
 //       from its first row on (pair-list order, then candidate order), so the row order is fixed
-//       by the shape order alone and never by thread timing or the tree. Thread 0 writes
-//       the stored row count (≤ capacity) and raises the true total in the status.
+//       by the shape order alone and never by thread timing, the group size or the tree. Item 0
+//       writes the stored row count (≤ capacity) and raises the true total in the status.
 //       It also counts each moving body's stored rows (atomic adds: counts, not slots).
 //   (exclusive sum of the counts over bodies → each body's first list entry)
 //   fill_body_body_contact_lists    one thread per row slot: the row into its moving bodies'
@@ -59,9 +60,13 @@ struct RigidContactStatus {
 /// The boxes the partner lists were built from, when lists may be reused across detections:
 /// each shape's box at list time grown by `margin` on every side. While every shape's current
 /// box lies inside its list box, every pair whose current boxes overlap is in the lists (two
-/// boxes inside two disjoint boxes are disjoint), so the narrow phase finds exactly the rows a
-/// fresh broad phase would give it (a listed pair whose boxes no longer overlap yields no row:
-/// admission implies overlap). lowers == nullptr: no reuse, lists are built at every detection.
+/// boxes inside two disjoint boxes are disjoint), so the narrow phase finds the rows a fresh
+/// broad phase would give it: a listed pair whose boxes no longer overlap yields no row, because
+/// the boxes hold the shapes grown by margin + gap and admission needs the grown shapes to touch.
+/// (Only a pair exactly at the admission limit, which a fresh broad phase could miss by the
+/// rounding of its boxes, might give a row from kept lists that fresh lists drop; a box test in
+/// the narrow phase would close that, and cost the pile 5 µs per substep: docs/PERFORMANCE.md.)
+/// lowers == nullptr: no reuse, lists are built at every detection.
 struct ShapePairBoxes {
   Vec3* __restrict__ lowers = nullptr;  // (numTreeShapes) [m]
   Vec3* __restrict__ uppers = nullptr;
@@ -385,48 +390,52 @@ struct RigidBroadPhaseCooperative {
 // ---- rigid_narrow_phase_count / rigid_narrow_phase
 // -------------------------------------------------
 
-/// What both narrow-phase kernels read; run() calls emit(index, a, b, candidate) for every
-/// admitted candidate of shape a in order and returns how many there were.
+/// What both narrow-phase kernels read: shape a's k-th partner and the admitted candidates of
+/// that pair (candidates with distance − (margin_a + margin_b) ≤ gap_a + gap_b, in candidate
+/// order).
 struct RigidNarrowPhaseInputs {
   RigidShapesView shapes;
   const Transform* __restrict__ worldPoses;  // (numShapes) from compute_shape_aabbs
   ShapePairLists pairs;                      // from rigid_broad_phase
-  const int* __restrict__ shapeLeaf;         // (numShapes) tree slot, −1 for planes
-  const Vec3* __restrict__ leafLowers;       // (numTreeShapes) the current boxes
-  const Vec3* __restrict__ leafUppers;
 
-  template <class Emit>
-  WEFT_HD int run(int a, Emit&& emit) const {
-    const int stored = pairs.counts[a] < pairs.capacity ? pairs.counts[a] : pairs.capacity;
-    const int leafA = shapeLeaf[a];
-    int count = 0;
-    for (int k = 0; k < stored; ++k) {
-      const int b = pairs.items[a * pairs.capacity + k];
-      // A pair whose current boxes are apart has no admissible candidate (the boxes hold the
-      // shapes grown by margin + gap); kept lists (ShapePairBoxes) list such pairs, and this
-      // makes them cost two box loads. Planes have no box.
-      const int leafB = shapeLeaf[b];
-      if (leafA >= 0 && leafB >= 0 &&
-          !boxesOverlap(leafLowers[leafA], leafUppers[leafA], leafLowers[leafB], leafUppers[leafB]))
-        continue;
-      const ContactCandidates found =
-          collideShapes(shapes.geometry[a], worldPoses[a], shapes.geometry[b], worldPoses[b]);
-      const float margins = shapes.margin[a] + shapes.margin[b];
-      const float gaps = shapes.gap[a] + shapes.gap[b];
-      for (int i = 0; i < found.count; ++i) {
-        if (!(found.items[i].distance - margins <= gaps)) continue;  // also drops NaN
-        emit(count, a, b, found.items[i]);
-        ++count;
-      }
-    }
-    return count;
+  /// Partners of shape a in the lists (at most the capacity).
+  WEFT_HD int storedPairs(int a) const {
+    return pairs.counts[a] < pairs.capacity ? pairs.counts[a] : pairs.capacity;
+  }
+
+  /// The partner b of shape a's k-th pair; its admitted candidates at the front of `found`, whose
+  /// count is how many were admitted.
+  WEFT_HD int admitted(int a, int k, ContactCandidates& found) const {
+    const int b = pairs.items[a * pairs.capacity + k];
+    found = collideShapes(shapes.geometry[a], worldPoses[a], shapes.geometry[b], worldPoses[b]);
+    const float margins = shapes.margin[a] + shapes.margin[b];
+    const float gaps = shapes.gap[a] + shapes.gap[b];
+    int kept = 0;
+    for (int i = 0; i < found.count; ++i)
+      if (found.items[i].distance - margins <= gaps) found.items[kept++] = found.items[i];
+    found.count = kept;  // also drops NaN distances
+    return b;
   }
 };
 
-/// Launched over max(numShapes, numBodies + 1) items: item a counts shape a's rows and zeroes
-/// body a's list length (rigid_narrow_phase counts the lists afresh).
+/// Inclusive prefix sum of `value` over the group's ranks (Hillis–Steele with shuffles; every
+/// lane calls it).
+template <class Group>
+WEFT_HD int groupInclusiveSum(const Group& g, int value) {
+  for (int d = 1; d < g.size(); d *= 2) {
+    const int below = g.shuffle(value, g.rank() >= d ? g.rank() - d : 0);
+    if (g.rank() >= d) value += below;
+  }
+  return value;
+}
+
+/// rigid_narrow_phase_count, a group of lanes per shape (launch.h, Group shape): the lanes take
+/// the shape's pairs in turn and add their admitted candidates; rank 0 stores the sum. Launched
+/// over max(numShapes, numBodies + 1) items: item a also zeroes body a's list length
+/// (rigid_narrow_phase counts the lists afresh).
 struct RigidNarrowPhaseCount {
   static constexpr KernelId kId = KernelId::rigid_narrow_phase_count;
+  static constexpr int kSharedIntsPerLane = 0;
 
   RigidNarrowPhaseInputs in;
   int* __restrict__ rowCounts;  // (numShapes + 1) out; the last entry stays 0
@@ -434,16 +443,32 @@ struct RigidNarrowPhaseCount {
   int* __restrict__ bodyCounts;           // (numBodies + 1) out: zeroed
   int* __restrict__ staleFlag = nullptr;  // (1) cleared (every broad-phase launch has read it)
 
-  WEFT_HD void operator()(int a) const {
-    if (a == 0 && staleFlag) *staleFlag = 0;
-    if (a <= numBodies) bodyCounts[a] = 0;
-    if (a < in.shapes.numShapes)
-      rowCounts[a] = in.run(a, [](int, int, int, const ContactCandidate&) {});
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int a) const {
+    if (g.rank() == 0) {
+      if (a == 0 && staleFlag) *staleFlag = 0;
+      if (a <= numBodies) bodyCounts[a] = 0;
+    }
+    if (a >= in.shapes.numShapes) return;  // uniform over the group
+    const int stored = in.storedPairs(a);
+    int count = 0;
+    ContactCandidates found;
+    for (int k = g.rank(); k < stored; k += g.size()) {
+      in.admitted(a, k, found);
+      count += found.count;
+    }
+    const int total = g.shuffle(groupInclusiveSum(g, count), g.size() - 1);
+    if (g.rank() == 0) rowCounts[a] = total;
   }
 };
 
+/// rigid_narrow_phase, a group of lanes per shape: each round the lanes evaluate the next size()
+/// pairs, place their rows by a prefix sum of their counts (pair order, then candidate order:
+/// the same rows in the same slots for every group size) and write them from the shape's first
+/// row on, counting each moving body's stored rows (atomic adds: counts, not slots).
 struct RigidNarrowPhase {
   static constexpr KernelId kId = KernelId::rigid_narrow_phase;
+  static constexpr int kSharedIntsPerLane = 0;
 
   RigidNarrowPhaseInputs in;
   const Transform* __restrict__ bodyPoses;  // (numBodies)
@@ -455,20 +480,31 @@ struct RigidNarrowPhase {
   const float* __restrict__ bodyInvMass;  // (numBodies) effective; 0 = does not move
   int* __restrict__ bodyCounts;           // (numBodies) in/out: + each stored row of the body
 
-  WEFT_HD void operator()(int a) const {
-    const int first = rowOffsets[a];
-    in.run(a, [&](int k, int self, int other, const ContactCandidate& c) {
-      if (first + k >= rowCapacity) return;
-      const RigidContact row = makeRigidContact(self, other, c, in.shapes, bodyPoses);
-      rows[first + k] = row;
-      const int bodies[2] = {row.body0, row.body1};
-      for (int body : bodies)
-        if (body >= 0 && bodyInvMass[body] > 0.0f) atomicAddInt(&bodyCounts[body], 1);
-    });
-    if (a == 0) {
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int a) const {
+    if (a == 0 && g.rank() == 0) {
       const int total = rowOffsets[in.shapes.numShapes];
       *rowCount = total < rowCapacity ? total : rowCapacity;
       atomicMaxInt(&status->maxContacts, total);
+    }
+    const int stored = in.storedPairs(a);
+    int next = rowOffsets[a];  // the round's first row (uniform)
+    for (int first = 0; first < stored; first += g.size()) {
+      const int k = first + g.rank();
+      ContactCandidates found;
+      found.count = 0;
+      const int b = k < stored ? in.admitted(a, k, found) : -1;
+      const int through = groupInclusiveSum(g, found.count);
+      int slot = next + through - found.count;
+      for (int i = 0; i < found.count; ++i, ++slot) {
+        if (slot >= rowCapacity) break;
+        const RigidContact row = makeRigidContact(a, b, found.items[i], in.shapes, bodyPoses);
+        rows[slot] = row;
+        const int bodies[2] = {row.body0, row.body1};
+        for (int body : bodies)
+          if (body >= 0 && bodyInvMass[body] > 0.0f) atomicAddInt(&bodyCounts[body], 1);
+      }
+      next += g.shuffle(through, g.size() - 1);
     }
   }
 };

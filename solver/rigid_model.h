@@ -38,7 +38,7 @@ struct RigidSolverOptions {
   int contactCapacity = 4;           // initial contact rows per shape (at least 256 in all;
                                      // grown on demand, never dropped)
   int pairCapacity = 16;             // initial broad-phase partners per shape (grown on demand)
-  float pairReuseMargin = 0.01f;     // [m] the partner lists of the first detection of a frame
+  float pairReuseMargin = 0.007f;    // [m] the partner lists of the first detection of a frame
                                      // are kept by the frame's later detections while every
                                      // shape stays within this distance of its box at list
                                      // time (decided on the device; the same rows as fresh

@@ -69,8 +69,8 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(rigid_broad_phase, Elementwise)                                                              \
   X(rigid_broad_phase_cooperative, Group)                                                        \
   X(rigid_broad_phase_all_pairs, Group)                                                          \
-  X(rigid_narrow_phase_count, Elementwise)                                                       \
-  X(rigid_narrow_phase, Elementwise)                                                             \
+  X(rigid_narrow_phase_count, Group)                                                             \
+  X(rigid_narrow_phase, Group)                                                                   \
   X(fill_body_body_contact_lists, Elementwise)                                                   \
   X(sort_body_body_contact_lists, Elementwise)                                                   \
   /* contact matching across detections: latest match and sticky replay (reference's */        \

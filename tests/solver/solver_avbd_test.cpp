@@ -346,7 +346,7 @@ TEST(SolverAvbd, KeptPartnerListsChangeNothingAndSkipMostBroadPhases) {
   auto cpu = test::openCpu();
   RigidSolverOptions everyTime = pileOptions(), kept = pileOptions();
   everyTime.pairReuseMargin = 0.0f;
-  kept.pairReuseMargin = 0.01f;
+  kept.pairReuseMargin = 0.007f;
   everyTime.allPairsShapes = kept.allPairsShapes = 0;  // the shape tree (lists kept with it only)
   RigidSimulation::ContactReport a, b;
   const auto fresh = runPile(*cpu, everyTime, 12, true, &a);
