@@ -514,7 +514,9 @@ struct RigidNarrowPhase {
 
 /// One thread per row slot: each stored row goes into the list of each of its moving bodies, at
 /// a slot claimed by counting the body's remaining length down (so the lengths end at zero). The
-/// slots depend on timing; sort_body_body_contact_lists makes the lists ascending.
+/// slots depend on timing; sort_body_body_contact_lists makes the lists ascending. A slot outside
+/// the body's list is dropped: that happens only when the launch is replayed on its own output
+/// (the tuner does), never in a detection, and keeps every write inside the list.
 struct FillBodyBodyContactLists {
   static constexpr KernelId kId = KernelId::fill_body_body_contact_lists;
 
@@ -531,6 +533,7 @@ struct FillBodyBodyContactLists {
     for (int body : bodies) {
       if (body < 0 || !(bodyInvMass[body] > 0.0f)) continue;
       const int slot = atomicAddInt(&bodyCounts[body], -1) - 1;
+      if (slot < 0 || slot >= bodyOffsets[body + 1] - bodyOffsets[body]) continue;
       bodyRows[bodyOffsets[body] + slot] = i;
     }
   }
