@@ -323,37 +323,44 @@ WEFT_HD int bvhQueryGroup(const Group& g, const BvhView& bvh, const Vec3& lower,
   return count;
 }
 
+namespace lbvh_detail {
+
 /// Writes the primitives of the first min(count, capacity) hits of bvhQueryGroup to out in
-/// increasing sorted-leaf order, i.e. BVH preorder: the order of the one-thread traversals above,
-/// whatever the group size. Each lane ranks its hits by counting the smaller ones (hits are
-/// distinct leaves, so ranks are distinct).
-template <class Group>
-WEFT_HD void bvhWriteSortedPrimitives(const Group& g, const BvhView& bvh, const int* hits,
-                                      int count, int capacity, int* out) {
+/// increasing key(hit) order. Each lane ranks its hits by counting the smaller keys (hits are
+/// distinct leaves and the keys distinct, so ranks are distinct).
+template <class Group, class Key>
+WEFT_HD void writeRankedPrimitives(const Group& g, const BvhView& bvh, const int* hits, int count,
+                                   int capacity, int* out, Key&& key) {
   const int n = count < capacity ? count : capacity;
   g.sync();  // every lane's hits are written
   for (int k = g.rank(); k < n; k += g.size()) {
-    const int key = hits[k];
+    const int mine = key(hits[k]);
     int rank = 0;
-    for (int m = 0; m < n; ++m) rank += hits[m] < key ? 1 : 0;
-    out[rank] = bvh.leafPrimitive[key];
+    for (int m = 0; m < n; ++m) rank += key(hits[m]) < mine ? 1 : 0;
+    out[rank] = bvh.leafPrimitive[hits[k]];
   }
 }
 
-/// Like bvhWriteSortedPrimitives, but in increasing primitive id: an order that depends only on
-/// which primitives were accepted, not on the tree, so lists from a rebuilt and a refit tree (or
-/// from a walk without a tree) are the same.
+}  // namespace lbvh_detail
+
+/// Writes the primitives of the first min(count, capacity) hits of bvhQueryGroup to out in
+/// increasing sorted-leaf order, i.e. BVH preorder: the order of the one-thread traversals above,
+/// whatever the group size.
+template <class Group>
+WEFT_HD void bvhWriteSortedPrimitives(const Group& g, const BvhView& bvh, const int* hits,
+                                      int count, int capacity, int* out) {
+  lbvh_detail::writeRankedPrimitives(g, bvh, hits, count, capacity, out,
+                                     [](int leaf) { return leaf; });
+}
+
+/// The same in increasing primitive id: an order that depends only on which primitives were
+/// accepted, not on the tree, so lists from a rebuilt and a refit tree (or from a walk without a
+/// tree) are the same.
 template <class Group>
 WEFT_HD void bvhWritePrimitivesAscending(const Group& g, const BvhView& bvh, const int* hits,
                                          int count, int capacity, int* out) {
-  const int n = count < capacity ? count : capacity;
-  g.sync();  // every lane's hits are written
-  for (int k = g.rank(); k < n; k += g.size()) {
-    const int primitive = bvh.leafPrimitive[hits[k]];
-    int rank = 0;
-    for (int m = 0; m < n; ++m) rank += bvh.leafPrimitive[hits[m]] < primitive ? 1 : 0;
-    out[rank] = primitive;
-  }
+  lbvh_detail::writeRankedPrimitives(g, bvh, hits, count, capacity, out,
+                                     [&](int leaf) { return bvh.leafPrimitive[leaf]; });
 }
 
 // ---- Build and refit kernels -------------------------------------------------------------------

@@ -38,6 +38,7 @@
 #include "kernels/runtime/platform.h"
 #include "kernels/shape.h"
 #include "kernels/shape_geometry.h"
+#include "kernels/small_sort.h"
 
 namespace weft {
 
@@ -165,15 +166,7 @@ WEFT_HD inline float closestSegmentBoxParameter(const Segment& s, const Vec3& h)
       if (t > 0.0f && t < 1.0f) breaks[n++] = t;
     }
   }
-  for (int i = 1; i < n; ++i) {  // insertion sort, ≤ 8 values
-    const float v = breaks[i];
-    int j = i - 1;
-    while (j >= 0 && breaks[j] > v) {
-      breaks[j + 1] = breaks[j];
-      --j;
-    }
-    breaks[j + 1] = v;
-  }
+  sortAscending(breaks, n);  // ≤ 8 values
   float bestT = 0.0f;
   float best = squaredDistanceToBox(s.start, h);
   for (int k = 0; k + 1 < n; ++k) {

@@ -1,5 +1,6 @@
 // Sorting a short list in place, for the per-item list kernels (a triangle's colliding vertices,
-// a shape's partners, a body's contact rows): insertion sort, a handful of entries each.
+// a shape's partners, a body's contact rows) and the narrow phase's few segment parameters:
+// insertion sort, a handful of entries each.
 #pragma once
 
 #include "kernels/runtime/platform.h"
@@ -7,9 +8,10 @@
 namespace weft {
 
 /// Sorts list[0, n) ascending in place.
-WEFT_HD inline void sortAscending(int* list, int n) {
+template <class T>
+WEFT_HD void sortAscending(T* list, int n) {
   for (int i = 1; i < n; ++i) {
-    const int key = list[i];
+    const T key = list[i];
     int j = i - 1;
     while (j >= 0 && list[j] > key) {
       list[j + 1] = list[j];
