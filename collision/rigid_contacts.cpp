@@ -70,7 +70,7 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   leafUppers_ = DeviceBuffer<Vec3>(device, leafShape.size());
   if (settings.pairReuseMargin < 0.0f || !std::isfinite(settings.pairReuseMargin))
     throw Error("the pair reuse margin must be finite and >= 0");
-  if (settings.pairReuseMargin > 0.0f) {
+  if (reusesPairs()) {  // (reusesPairs needs the tree-shape count: the boxes above)
     pairLowers_ = DeviceBuffer<Vec3>(device, leafShape.size());
     pairUppers_ = DeviceBuffer<Vec3>(device, leafShape.size());
   }
