@@ -220,6 +220,9 @@ std::string markdown(const nlohmann::json& all) {
        << " |\n";
   }
   md << "\n## Per-kernel breakdown of one substep (tuned table, each launch replayed alone)\n\n";
+  md << "Each self-contact detection is counted as building its candidate lists; with kept lists "
+        "(cloth_twist) most detections of a run build nothing, so its detection kernels cost less "
+        "than shown (`weft run` prints how many detections built lists).\n\n";
   for (const auto& s : all["scenes"]) {
     const nlohmann::json* best = nullptr;
     for (const auto& r : s["runs"]) best = &r;  // the last run: tuned if there is one

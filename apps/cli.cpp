@@ -81,6 +81,10 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd->add_option("--scene-option", run.sceneOptions,
                      "scene setting KEY=VALUE, repeatable (e.g. cable_pile layers=4; `weft scenes` "
                      "lists each scene's)");
+  runCmd->add_option("--reuse-slack", run.reuseSlack,
+                     "cloth self-contact: keep the candidate lists while no particle moved more "
+                     "than this since they were found (scene length units; 0: build them at every "
+                     "detection; default: the scene's)");
   runCmd->add_flag("--debug-launches", run.debugLaunches,
                    "synchronize and log every kernel launch (also WEFT_DEBUG_LAUNCHES=1)");
   runCmd->add_flag("!--no-graph", run.useGraphs, "launch substeps directly, without CUDA graphs");

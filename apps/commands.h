@@ -31,7 +31,8 @@ struct RunOptions {
   bool debugLaunches = false;
   bool useGraphs = true;
   bool intersectionsEveryFrame = false;  // count self-intersections after every frame
-  bool profile = false;  // time every stage (synchronizes per stage; implies no graphs)
+  bool profile = false;      // time every stage (synchronizes per stage; implies no graphs)
+  float reuseSlack = -1.0f;  // --reuse-slack: self-contact list reuse slack (< 0: the scene's)
 };
 int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
 

@@ -281,11 +281,17 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   checkSceneFits(scene, sceneOptions, availableHostMemory(), deviceBytes);
   if (scene.cable)
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
+  SolverOptions solverOptions = scene.solver;
+  if (options.reuseSlack >= 0.0f) {
+    if (!solverOptions.selfContact.enabled)
+      throw Error("--reuse-slack: " + scene.name + " has no self-contact");
+    solverOptions.selfContact.reuseSlack = options.reuseSlack;
+  }
   const ModelDesc desc = scene.build(sceneOptions);
   if (!options.meshPath.empty())  // a mesh's size is known once it is read
     checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc.numParticles(), false,
                      availableHostMemory(), deviceBytes);
-  Simulation sim(*device, desc, scene.solver, 1.0 / scene.fps, scene.substeps,
+  Simulation sim(*device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
                  options.useGraphs && !options.profile);
   StepProfile profile;
   if (options.profile) sim.solver().setProfile(&profile);
@@ -381,6 +387,13 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     out << "  self-contact  largest candidate lists: " << contacts.largest.maxVertexTriangle
         << " triangles per vertex, " << contacts.largest.maxEdgeEdge << " edges per edge, "
         << contacts.largest.maxTriangleVertex << " vertices per triangle\n";
+    out << "  lists         built in " << contacts.listBuilds << " of " << contacts.detections
+        << " detections";
+    if (solverOptions.selfContact.reuseSlack > 0.0f)
+      out << " (kept while particles moved less than " << solverOptions.selfContact.reuseSlack
+          << "; queries at margin + 2 x that, "
+          << solverOptions.selfContact.margin + 2.0f * solverOptions.selfContact.reuseSlack << ")";
+    out << "\n";
     for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
   }
   if (options.profile && profile.substeps > 0) {
@@ -430,6 +443,9 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                            {"capacity_vertex_triangle", contacts.vertexTriangleCapacity},
                            {"capacity_edge_edge", contacts.edgeEdgeCapacity},
                            {"capacity_triangle_vertex", contacts.triangleVertexCapacity},
+                           {"detections", contacts.detections},
+                           {"list_builds", contacts.listBuilds},
+                           {"reuse_slack", solverOptions.selfContact.reuseSlack},
                            {"regrowths", contacts.regrowths}};
     }
     j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);

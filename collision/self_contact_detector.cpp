@@ -93,15 +93,25 @@ SelfContactDetector::SelfContactDetector(const Device& device, const SelfContact
     eeHits_ = DeviceBuffer<int>(device, eeItems_.size());
   }
   if (!(settings.margin > 0.0f)) throw Error("the self-contact margin must be positive");
+  if (!(settings.reuseSlack >= 0.0f))
+    throw Error("the self-contact list reuse slack must be zero or positive");
+  if (keepsLists()) {
+    listPositions_ = DeviceBuffer<Vec3>(device, size_t(topology.numParticles));
+    listPositions_.zero();
+    stale_ = DeviceBuffer<int>(device, size_t(1));
+    stale_.zero();
+    one_ = DeviceBuffer<int>(device, std::vector<int>{1});
+  }
   rebuild(initialPositions);
 }
 
-void SelfContactDetector::computeLeafBoxes(const Vec3* positions) {
+void SelfContactDetector::computeLeafBoxes(const Vec3* positions, const int* onlyIf) {
   launch(device_, topology_.numTriangles,
          ComputeTriangleAabbs{positions, topology_.triangles, triangleLowers_.data(),
-                              triangleUppers_.data()});
-  launch(device_, topology_.numEdges,
-         ComputeEdgeAabbs{positions, topology_.edges, edgeLowers_.data(), edgeUppers_.data()});
+                              triangleUppers_.data(), tvCounts_.data(), onlyIf});
+  launch(
+      device_, topology_.numEdges,
+      ComputeEdgeAabbs{positions, topology_.edges, edgeLowers_.data(), edgeUppers_.data(), onlyIf});
 }
 
 void SelfContactDetector::rebuild(const Vec3* positions) {
@@ -110,15 +120,31 @@ void SelfContactDetector::rebuild(const Vec3* positions) {
   edgeBvh_->build(edgeLowers_.data(), edgeUppers_.data());
 }
 
-void SelfContactDetector::detect(const Vec3* positions) {
+void SelfContactDetector::detect(const Vec3* positions, bool mayKeepLists) {
+  // With a reuse slack, the device decides whether this detection builds the lists (stale_ ≠ 0)
+  // or keeps them; every launch below then reads the flag.
+  const int* onlyIf = nullptr;
+  if (keepsLists()) {
+    if (mayKeepLists) {
+      stale_.zero();
+      launch(device_, topology_.numParticles,
+             MeasureListDrift{settings_.reuseSlack * settings_.reuseSlack, positions,
+                              listPositions_.data(), stale_.data()});
+    } else {
+      stale_.copyFrom(one_);
+    }
+    onlyIf = stale_.data();
+  }
+
   // Refit the trees to the current positions (the leaf boxes are exact; queries are inflated).
-  computeLeafBoxes(positions);
-  triangleBvh_->refit(triangleLowers_.data(), triangleUppers_.data());
-  edgeBvh_->refit(edgeLowers_.data(), edgeUppers_.data());
+  // compute_tri_aabbs also zeroes the triangle lists' counts for the transpose below.
+  computeLeafBoxes(positions, onlyIf);
+  triangleBvh_->refit(triangleLowers_.data(), triangleUppers_.data(), onlyIf);
+  edgeBvh_->refit(edgeLowers_.data(), edgeUppers_.data(), onlyIf);
 
   // Vertex → triangles.
   const VertexTriangleQuery vt{triangleBvh_->view(),
-                               settings_.margin,
+                               queryDistance(),
                                settings_.restExclusion,
                                positions,
                                topology_.restPositions,
@@ -127,27 +153,38 @@ void SelfContactDetector::detect(const Vec3* positions) {
                                topology_.vertexFilterOffsets,
                                topology_.vertexFilterValues,
                                vertexTriangles(),
-                               status()};
+                               status(),
+                               onlyIf};
   launchQueries<VertexTriangleCollisionDetectionCooperative,
                 VertexTriangleCollisionDetectionStackless, VertexTriangleCollisionDetection>(
       device_, settings_.traversal, topology_.numParticles, vt, vtHits_.data());
 
   // Edge → edges.
-  const EdgeEdgeQuery ee{edgeBvh_->view(),           settings_.margin, settings_.restExclusion,
-                         settings_.parallelEpsilon,  positions,        topology_.restPositions,
-                         topology_.worlds,           topology_.edges,  topology_.edgeFilterOffsets,
-                         topology_.edgeFilterValues, edgeEdges(),      status()};
+  const EdgeEdgeQuery ee{edgeBvh_->view(),
+                         queryDistance(),
+                         settings_.restExclusion,
+                         settings_.parallelEpsilon,
+                         positions,
+                         topology_.restPositions,
+                         topology_.worlds,
+                         topology_.edges,
+                         topology_.edgeFilterOffsets,
+                         topology_.edgeFilterValues,
+                         edgeEdges(),
+                         status(),
+                         onlyIf};
   launchQueries<EdgeCollidingEdgesDetectionCooperative, EdgeCollidingEdgesDetectionStackless,
                 EdgeCollidingEdgesDetection>(device_, settings_.traversal, topology_.numEdges, ee,
                                              eeHits_.data());
 
-  // Triangle → vertices: transpose, then order each list.
-  tvCounts_.zero();
+  // Triangle → vertices: transpose (the counts were zeroed with the boxes), then order each list.
+  // The transpose also records where the lists were found.
   launch(device_, topology_.numParticles,
-         CollectTriangleCollidingVertices{vertexTriangles(), triangleVertices()});
+         CollectTriangleCollidingVertices{vertexTriangles(), triangleVertices(), onlyIf, positions,
+                                          listPositions_.data()});
   launch(device_, topology_.numTriangles,
-         SortTriangleCollidingVertices{triangleVertices(), status()});
-  if (writesParticleRecords()) writeParticleRecords();
+         SortTriangleCollidingVertices{triangleVertices(), status(), onlyIf});
+  if (writesParticleRecords()) writeParticleRecords(onlyIf);
 }
 
 size_t SelfContactDetector::recordCapacity() const {
@@ -160,7 +197,7 @@ size_t SelfContactDetector::recordCapacity() const {
                           1);
 }
 
-void SelfContactDetector::writeParticleRecords() {
+void SelfContactDetector::writeParticleRecords(const int* onlyIf) {
   const ParticleContactLists lists{topology_.triangleOffsets,
                                    topology_.triangleEntries,
                                    topology_.edgeOffsets,
@@ -169,7 +206,8 @@ void SelfContactDetector::writeParticleRecords() {
                                    triangleVertices(),
                                    edgeEdges()};
   const int n = topology_.numParticles;
-  launch(device_, n, CountParticleSelfContacts{lists, recordTotals_.data()});
+  // Kept lists leave the totals as they were, so the scan (not gated) gives the same offsets.
+  launch(device_, n, CountParticleSelfContacts{lists, recordTotals_.data(), onlyIf});
   if (device_.isCuda()) {
 #if defined(__CUDACC__)
     size_t bytes = scanStorage_.size();
@@ -181,7 +219,8 @@ void SelfContactDetector::writeParticleRecords() {
     std::exclusive_scan(recordTotals_.data(), recordTotals_.data() + n + 1, recordOffsets_.data(),
                         0);
   }
-  launch(device_, n, WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data()});
+  launch(device_, n,
+         WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(), onlyIf});
 }
 
 bool SelfContactDetector::fits(const ContactStatus& s) const {

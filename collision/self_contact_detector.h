@@ -15,6 +15,13 @@
 // growToFit(), which reallocates any list that overflowed; the frame is then run again.
 // rebuild() rebuilds both trees from scratch (refit-only trees degrade under large motion; the
 // reference rebuilds cloth_twist's trees every 10 frames).
+//
+// Kept lists (settings.reuseSlack s > 0): the queries use margin + 2s, and a detection that may
+// keep the lists (detect(x, true)) first measures on the device how far every particle moved
+// since they were found; if none moved more than s, every launch of the detection returns at
+// once and the lists stand (they hold every pair nearer than the margin now:
+// kernels/self_contact_detection.cuh). The caller asks for a real detection whenever the
+// positions may have changed outside its own substeps (the first detection of every frame).
 #pragma once
 
 #include <memory>
@@ -63,6 +70,7 @@ struct SelfContactDetectorSettings {
   int vertexTriangleCapacity = 16;  // initial slots per vertex
   int edgeEdgeCapacity = 32;        // initial slots per edge
   int triangleVertexCapacity = 16;  // initial slots per triangle
+  float reuseSlack = 0.0f;  // s: lists kept while no particle moved more than s [m]; 0: never
 };
 
 class SelfContactDetector {
@@ -71,8 +79,11 @@ class SelfContactDetector {
   SelfContactDetector(const Device& device, const SelfContactTopology& topology,
                       const SelfContactDetectorSettings& settings, const Vec3* initialPositions);
 
-  /// Refit and query; graph-capturable.
-  void detect(const Vec3* positions);
+  /// Refit and query; graph-capturable. With `mayKeepLists` and a reuse slack, the device
+  /// decides whether the lists found last still hold (then nothing is rebuilt).
+  void detect(const Vec3* positions, bool mayKeepLists = false);
+  /// The query distance: the margin, plus twice the reuse slack.
+  float queryDistance() const { return settings_.margin + 2.0f * settings_.reuseSlack; }
   /// Full rebuild of both trees at `positions` (then detect() as usual).
   void rebuild(const Vec3* positions);
 
@@ -103,8 +114,10 @@ class SelfContactDetector {
   int triangleVertexCapacity() const { return tvCapacity_; }
 
  private:
-  void computeLeafBoxes(const Vec3* positions);
-  void writeParticleRecords();
+  /// `onlyIf`: null (always) or the device flag that says whether the lists are built again.
+  void computeLeafBoxes(const Vec3* positions, const int* onlyIf = nullptr);
+  void writeParticleRecords(const int* onlyIf);
+  bool keepsLists() const { return settings_.reuseSlack > 0.0f; }
   /// Records that always fit: every list full, for every particle it contributes to.
   size_t recordCapacity() const;
 
@@ -126,6 +139,9 @@ class SelfContactDetector {
   DeviceBuffer<int> recordOffsets_;          // (numParticles + 1) their exclusive scan
   DeviceBuffer<ContactRecord> records_;      // (recordCapacity())
   DeviceBuffer<unsigned char> scanStorage_;  // CUB's scratch for the scan
+  // Kept lists (reuseSlack > 0; empty otherwise).
+  DeviceBuffer<Vec3> listPositions_;  // (numParticles) where the lists were found
+  DeviceBuffer<int> stale_, one_;     // (1) build the lists again?; (1) holds 1
 };
 
 }  // namespace weft

@@ -85,16 +85,22 @@ struct ParticleContactLists {
 struct CountParticleSelfContacts {
   static constexpr KernelId kId = KernelId::count_particle_self_contacts;
   ParticleContactLists lists;
-  int* __restrict__ totals;  // (numParticles) out
-  WEFT_HD void operator()(int v) const { totals[v] = lists.count(v); }
+  int* __restrict__ totals;                  // (numParticles) out
+  const int* __restrict__ onlyIf = nullptr;  // (1) if given, runs only if it is ≠ 0 (kept lists)
+  WEFT_HD void operator()(int v) const {
+    if (onlyIf && *onlyIf == 0) return;
+    totals[v] = lists.count(v);
+  }
 };
 
 struct WriteParticleSelfContacts {
   static constexpr KernelId kId = KernelId::write_particle_self_contacts;
   ParticleContactLists lists;
-  const int* __restrict__ offsets;      // (numParticles + 1) exclusive scan of the totals
-  ContactRecord* __restrict__ records;  // (offsets[numParticles]) out
+  const int* __restrict__ offsets;           // (numParticles + 1) exclusive scan of the totals
+  ContactRecord* __restrict__ records;       // (offsets[numParticles]) out
+  const int* __restrict__ onlyIf = nullptr;  // as CountParticleSelfContacts::onlyIf
   WEFT_HD void operator()(int v) const {
+    if (onlyIf && *onlyIf == 0) return;
     ContactRecord* out = records + offsets[v];
     lists.forEach(v, [&](const ContactRecord& r) { *out++ = r; });
   }

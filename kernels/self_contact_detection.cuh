@@ -12,6 +12,17 @@
 //       list of each triangle it found (claimed slots are unordered ...)
 //   sort_triangle_colliding_vertices                  one thread per triangle: ... so each list
 //       is then sorted by vertex id, which makes every list deterministic.
+//   measure_list_drift                                one thread per particle: whether the lists
+//       found last may be kept (below).
+//
+// Kept lists (SelfContactDetectorSettings::reuseSlack s > 0): the queries then use the distance
+// margin + 2s, and a later detection keeps the lists while no particle has moved more than s since
+// they were found. A pair's closest-point distance changes by at most the largest motion of one
+// side plus that of the other, so a pair nearer than the margin now was nearer than margin + 2s
+// then: the kept lists hold every pair that a detection with the margin would find now (a
+// superset; farther pairs exert no force and truncate nothing they need not). measure_list_drift
+// raises a device flag when some particle moved farther; every detection kernel reads the flag
+// (`onlyIf`) and returns at once when it is clear, so the launches stay in the frame graph.
 //
 // Storage never loses a candidate silently: each primitive owns `capacity` slots; the true count
 // is always written (it may exceed the capacity), and the largest count seen goes to the contact
@@ -48,6 +59,7 @@ struct ContactStatus {
   int maxEdgeEdge = 0;        // largest candidate count of an edge
   int maxTriangleVertex = 0;  // largest count of vertices near one triangle
   int totalPairs = 0;  // vertex–triangle plus edge–edge candidates, summed over detections
+  int listBuilds = 0;  // detections that built the lists (the others kept them: reuseSlack)
 };
 
 /// A fixed-stride candidate list per primitive: slots [i·capacity, i·capacity + capacity).
@@ -70,6 +82,10 @@ struct VertexTriangleQuery {
   const int* __restrict__ filterValues;    //   sorted excluded triangle ids
   CandidateLists out;                      // per vertex: triangle ids
   ContactStatus* __restrict__ status;
+  const int* __restrict__ onlyIf = nullptr;  // (1) if given, the query runs only if it is ≠ 0
+
+  /// Whether this detection keeps the lists (uniform over the launch).
+  WEFT_HD bool keepsLists() const { return onlyIf && *onlyIf == 0; }
 
   /// Whether triangle t (whose box overlaps v's query box) is a candidate of vertex v at x.
   WEFT_HD bool accepts(int v, const Vec3& x, int t) const {
@@ -103,6 +119,7 @@ struct VertexTriangleQuery {
 
   template <class Traverse>
   WEFT_HD void run(int v, Traverse&& traverse) const {
+    if (keepsLists()) return;
     const Vec3 x = positions[v];
     Vec3 lower, upper;
     queryBox(v, lower, upper);
@@ -152,6 +169,9 @@ struct EdgeEdgeQuery {
   const int* __restrict__ filterValues;    //   sorted excluded edge ids
   CandidateLists out;                      // per edge: edge ids
   ContactStatus* __restrict__ status;
+  const int* __restrict__ onlyIf = nullptr;  // as VertexTriangleQuery::onlyIf
+
+  WEFT_HD bool keepsLists() const { return onlyIf && *onlyIf == 0; }
 
   /// Whether edge f (whose box overlaps e's query box) is a candidate of edge e = (a.z, a.w)
   /// with endpoints p1, q1.
@@ -188,6 +208,7 @@ struct EdgeEdgeQuery {
 
   template <class Traverse>
   WEFT_HD void run(int e, Traverse&& traverse) const {
+    if (keepsLists()) return;
     const Int4 a = edges[e];
     const Vec3 p1 = positions[a.z], q1 = positions[a.w];
     Vec3 lower, upper;
@@ -236,6 +257,7 @@ struct VertexTriangleCollisionDetectionCooperative {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int v) const {
+    if (query.keepsLists()) return;
     const CandidateLists& out = query.out;
     const Vec3 x = query.positions[v];
     Vec3 lower, upper;
@@ -258,6 +280,7 @@ struct EdgeCollidingEdgesDetectionCooperative {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int e) const {
+    if (query.keepsLists()) return;
     const CandidateLists& out = query.out;
     const Int4 a = query.edges[e];
     const Vec3 p1 = query.positions[a.z], q1 = query.positions[a.w];
@@ -274,13 +297,19 @@ struct EdgeCollidingEdgesDetectionCooperative {
 
 /// Transpose of the vertex–triangle lists: each vertex appends itself to its triangles' lists.
 /// Reads: vertex lists. Writes: triangle lists (slots claimed with an atomic add, so unordered;
-/// sort_triangle_colliding_vertices orders them). Triangle counts must be zero beforehand.
+/// sort_triangle_colliding_vertices orders them). Triangle counts must be zero beforehand
+/// (compute_tri_aabbs zeroes them). With kept lists it also records where the lists were found.
 struct CollectTriangleCollidingVertices {
   static constexpr KernelId kId = KernelId::collect_triangle_colliding_vertices;
-  CandidateLists vertexTriangles;   // per vertex: triangle ids (read)
-  CandidateLists triangleVertices;  // per triangle: vertex ids (appended)
+  CandidateLists vertexTriangles;                // per vertex: triangle ids (read)
+  CandidateLists triangleVertices;               // per triangle: vertex ids (appended)
+  const int* __restrict__ onlyIf = nullptr;      // as VertexTriangleQuery::onlyIf
+  const Vec3* __restrict__ positions = nullptr;  // (numParticles) or null: where the lists are
+  Vec3* __restrict__ listPositions = nullptr;    //   found, copied to listPositions [m]
 
   WEFT_HD void operator()(int v) const {
+    if (onlyIf && *onlyIf == 0) return;
+    if (listPositions) listPositions[v] = positions[v];
     const int n = vertexTriangles.counts[v] < vertexTriangles.capacity ? vertexTriangles.counts[v]
                                                                        : vertexTriangles.capacity;
     for (int k = 0; k < n; ++k) {
@@ -299,13 +328,35 @@ struct CollectTriangleCollidingVertices {
 struct SortTriangleCollidingVertices {
   static constexpr KernelId kId = KernelId::sort_triangle_colliding_vertices;
   CandidateLists triangleVertices;
-  ContactStatus* __restrict__ status;
+  ContactStatus* __restrict__ status;        // also counts the detections that built lists
+  const int* __restrict__ onlyIf = nullptr;  // as VertexTriangleQuery::onlyIf
 
   WEFT_HD void operator()(int t) const {
+    if (onlyIf && *onlyIf == 0) return;
+    if (t == 0) atomicAddInt(&status->listBuilds, 1);
     const int count = triangleVertices.counts[t];
     const int n = count < triangleVertices.capacity ? count : triangleVertices.capacity;
     sortAscending(triangleVertices.items + t * triangleVertices.capacity, n);
     atomicMaxInt(&status->maxTriangleVertex, count);
+  }
+};
+
+/// measure_list_drift: raises `stale` when some particle moved more than the slack s since the
+/// lists were found (|x − p|² > s², or not a number: the lists' positions are invalid until the
+/// first detection). The flag is zeroed before, and only ever set to 1 here, so the result does
+/// not depend on the order; a thread that sees it raised already skips its atomic.
+struct MeasureListDrift {
+  static constexpr KernelId kId = KernelId::measure_list_drift;
+  float slackSquared;                      // s² [m²]
+  const Vec3* __restrict__ positions;      // (numParticles) x [m]
+  const Vec3* __restrict__ listPositions;  // (numParticles) where the lists were found [m]
+  int* __restrict__ stale;                 // (1) out: 1 if the lists must be built again
+
+  WEFT_HD void operator()(int i) const {
+    const Vec3 d = positions[i] - listPositions[i];
+    if (dot(d, d) <= slackSquared) return;
+    if (*static_cast<const volatile int*>(stale) != 0) return;
+    atomicMaxInt(stale, 1);
   }
 };
 

@@ -15,7 +15,10 @@ class ClothRunner final : public SceneRunner {
   void advanceFrame() override { sim_.advanceFrame(); }
   double lastFrameMs() const override { return sim_.lastFrameMs(); }
   void resetGraphs() override { sim_.resetGraphs(); }
-  void launchSubstep(int) override { sim_.solver().step(sim_.state(), sim_.scratch()); }
+  void launchSubstep(int substepInFrame) override {
+    sim_.solver().step(sim_.state(), sim_.scratch(), substepInFrame);
+  }
+  void setListReuse(bool enabled) override { sim_.solver().setListReuse(enabled); }
   int lastFrameContacts() const override {
     return scene_.solver.selfContact.enabled ? sim_.contactReport().lastFrame.totalPairs : 0;
   }

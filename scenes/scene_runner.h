@@ -24,6 +24,10 @@ class SceneRunner {
   /// captures as "a substep". Cable scenes detect contacts in the substeps that start a
   /// collision interval only.
   virtual void launchSubstep(int substepInFrame) = 0;
+  /// Whether self-contact detections may keep their candidate lists (SelfContactOptions::
+  /// reuseSlack; on by default). The tuner turns it off while it records a substep, so that every
+  /// detection launch it times does its full work.
+  virtual void setListReuse(bool) {}
   /// Contacts of the last frame: self-contact candidate pairs (cloth), the largest contact row
   /// count of a detection (cables); 0 without contacts.
   virtual int lastFrameContacts() const = 0;

@@ -58,6 +58,7 @@ void SolverOptions::validate() const {
       throw Error("solver option selfContact.relaxation must be in (0, 1]");
     requireFinitePositive(sc.restExclusion, "selfContact.restExclusion", true);
     requireFinitePositive(sc.edgeParallelEpsilon, "selfContact.edgeParallelEpsilon", true);
+    requireFinitePositive(sc.reuseSlack, "selfContact.reuseSlack", true);
     if (sc.topologicalFilter < 0 || sc.bvhRebuildInterval < 0)
       throw Error(
           "solver options selfContact.topologicalFilter and bvhRebuildInterval must not "
@@ -233,6 +234,7 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
   settings.vertexTriangleCapacity = sc.vertexTriangleCapacity;
   settings.edgeEdgeCapacity = sc.edgeEdgeCapacity;
   settings.triangleVertexCapacity = sc.triangleVertexCapacity;
+  settings.reuseSlack = sc.reuseSlack;
   selfContact =
       std::make_unique<SelfContactDetector>(device, topology, settings, model.restPositions.data());
 }

@@ -41,6 +41,8 @@ struct SelfContactOptions {
   int vertexTriangleCapacity = 16;  // initial candidate slots; grown on demand, never dropped
   int edgeEdgeCapacity = 32;
   int triangleVertexCapacity = 16;
+  float reuseSlack = 0.0f;  // s: detections keep the lists (found at margin + 2s) while no particle
+                            // moved more than s since [m]; 0: every detection builds them
 };
 
 /// Solver settings (reference SolverVBD constructor and model-level contact parameters).

@@ -23,6 +23,10 @@ Simulation::Simulation(const Device& device, const ModelDesc& desc, const Solver
   if (substepsPerFrame < 1) throw Error("a frame needs at least one substep");
   if (!(frameSeconds > 0.0)) throw Error("the frame length must be positive");
   if (selfContact_) {
+    int perSubstep = 1;  // before the forward step, then per the detection interval
+    for (int i = 0; i < options.iterations; ++i)
+      perSubstep += selfContactDetectionDue(options.selfContact.detectionInterval, i) ? 1 : 0;
+    detectionsPerFrame_ = perSubstep * substepsPerFrame;
     savedPositions_ = DeviceBuffer<Vec3>(device, size_t(model_.numParticles));
     savedVelocities_ = DeviceBuffer<Vec3>(device, size_t(model_.numParticles));
     savedSubstep_ = DeviceBuffer<long long>(device, size_t(1));
@@ -37,7 +41,7 @@ void Simulation::runFrameBody(bool rebuild) {
     scratch_.selfContact->resetStatus();
     if (rebuild) scratch_.selfContact->rebuild(state_.positions.data());
   }
-  for (int s = 0; s < substeps_; ++s) solver_.step(state_, scratch_);
+  for (int s = 0; s < substeps_; ++s) solver_.step(state_, scratch_, s);
 }
 
 void Simulation::runFrameOnce(bool rebuild) {
@@ -81,6 +85,8 @@ void Simulation::advanceFrame() {
     contactReport_.vertexTriangleCapacity = detector.vertexTriangleCapacity();
     contactReport_.edgeEdgeCapacity = detector.edgeEdgeCapacity();
     contactReport_.triangleVertexCapacity = detector.triangleVertexCapacity();
+    contactReport_.detections += detectionsPerFrame_;
+    contactReport_.listBuilds += status.listBuilds;
   }
   ++frames_;
 }

@@ -59,6 +59,8 @@ class Simulation {
     int edgeEdgeCapacity = 0;
     int triangleVertexCapacity = 0;
     std::vector<std::string> regrowths;  // "frame 12: vertex-triangle 16 -> 40 (frame re-run)"
+    long long detections = 0;  // self-contact detections in the frames kept (not those run again)
+    long long listBuilds = 0;  // of which built the lists (the others kept them: reuseSlack)
   };
   const ContactReport& contactReport() const { return contactReport_; }
 
@@ -87,6 +89,7 @@ class Simulation {
   // Self-contact: the state at the start of the frame, to run a frame again after growing.
   bool selfContact_ = false;
   int rebuildInterval_ = 0;
+  int detectionsPerFrame_ = 0;
   DeviceBuffer<Vec3> savedPositions_, savedVelocities_;
   DeviceBuffer<long long> savedSubstep_;
   ContactReport contactReport_;

@@ -57,16 +57,19 @@ bool SolverVBD::detectsAtIteration(int iteration) const {
          selfContactDetectionDue(options_.selfContact.detectionInterval, iteration);
 }
 
-void SolverVBD::step(State& state, Scratch& scratch) {
+void SolverVBD::step(State& state, Scratch& scratch, int substepInFrame) {
   const bool selfContact = options_.selfContact.enabled;
   stage(StepProfile::Kinematics, [&] { updateKinematics(state, scratch); });
   stage(StepProfile::ShapeContacts, [&] { generateShapeContacts(state, scratch); });
-  if (selfContact) stage(StepProfile::Detection, [&] { detectSelfContact(state, scratch); });
+  if (selfContact)
+    stage(StepProfile::Detection,
+          [&] { detectSelfContact(state, scratch, /*mayKeepLists=*/substepInFrame > 0); });
   stage(StepProfile::ForwardStep, [&] { forwardStep(state, scratch); });
   stage(StepProfile::Truncation, [&] { applyTruncation(state, scratch); });
   for (int iteration = 0; iteration < options_.iterations; ++iteration) {
     if (detectsAtIteration(iteration))
-      stage(StepProfile::Detection, [&] { detectSelfContact(state, scratch); });
+      stage(StepProfile::Detection,
+            [&] { detectSelfContact(state, scratch, /*mayKeepLists=*/true); });
     for (int color = 0; color < model_.numColors(); ++color) {
       if (selfContact && !fusesSelfContact())
         stage(StepProfile::SelfContact, [&] { accumulateSelfContact(color, state, scratch); });
@@ -96,11 +99,12 @@ void SolverVBD::generateShapeContacts(const State& state, Scratch& scratch) cons
              model_.shapeMargins.data(), scratch.shapePoses.data(), scratch.shapeContacts.data()});
 }
 
-void SolverVBD::detectSelfContact(const State& state, Scratch& scratch) const {
-  // A new detection window: displacements restart from the current positions.
+void SolverVBD::detectSelfContact(const State& state, Scratch& scratch, bool mayKeepLists) const {
+  // A new detection window: displacements restart from the current positions, whether or not
+  // the lists are built again (kept lists hold every pair within the margin of these positions).
   scratch.anchors.copyFrom(state.positions);
   scratch.displacements.zero();
-  scratch.selfContact->detect(state.positions.data());
+  scratch.selfContact->detect(state.positions.data(), mayKeepLists && listReuse_);
 }
 
 bool SolverVBD::fusesSelfContact() const {

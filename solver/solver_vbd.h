@@ -3,7 +3,9 @@
 //
 //   updateKinematics        shape poses and driven particles at this substep (device time)
 //   generateShapeContacts   which shapes each particle touches (frozen for the substep)
-//   detectSelfContact       anchor p_cd := x, refit the trees, find candidate pairs
+//   detectSelfContact       anchor p_cd := x, refit the trees, find candidate pairs (with a reuse
+//                           slack, kept unless a particle moved farther since they were found;
+//                           the first detection of a frame always builds them)
 //   forwardStep             inertial target y and initial guess Δ = dt·v'
 //   applyTruncation         x = p_cd + trunc(Δ)
 //   for each iteration:
@@ -66,9 +68,15 @@ class SolverVBD {
   SolverVBD(const Device& device, const Model& model, const SolverOptions& options,
             double dtSeconds);
 
-  /// Advances `state` by one substep of dtSeconds.
-  void step(State& state, Scratch& scratch);
+  /// Advances `state` by one substep of dtSeconds; `substepInFrame` is its index in the frame
+  /// (substep 0's first detection always builds the candidate lists, so that positions set
+  /// between frames, or a frame run again, never meet lists kept from before).
+  void step(State& state, Scratch& scratch, int substepInFrame = 0);
 
+  /// Whether detections may keep the candidate lists (with a reuse slack; on by default). Off,
+  /// every detection builds them: the tuner records substeps so, to time each launch's full work.
+  /// Takes effect for substeps launched (or captured) after the call.
+  void setListReuse(bool enabled) { listReuse_ = enabled; }
   /// Start (non-null) or stop (null) accumulating per-stage times into `profile`.
   void setProfile(StepProfile* profile) { profile_ = profile; }
   double dtSeconds() const { return dt_; }
@@ -77,7 +85,8 @@ class SolverVBD {
  private:
   void updateKinematics(State& state, Scratch& scratch) const;
   void generateShapeContacts(const State& state, Scratch& scratch) const;
-  void detectSelfContact(const State& state, Scratch& scratch) const;
+  /// `mayKeepLists`: the lists found last may stand if no particle moved past the reuse slack.
+  void detectSelfContact(const State& state, Scratch& scratch, bool mayKeepLists) const;
   void forwardStep(const State& state, Scratch& scratch) const;
   void accumulateSelfContact(int color, const State& state, Scratch& scratch) const;
   /// What the self-contact gather of the current lists reads.
@@ -100,6 +109,7 @@ class SolverVBD {
   SolverOptions options_;
   double dt_;
   StepProfile* profile_ = nullptr;
+  bool listReuse_ = true;
   DeviceTimer stageTimer_;
 };
 

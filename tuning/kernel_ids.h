@@ -56,6 +56,8 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(edge_colliding_edges_detection_cooperative, Group)                                           \
   X(collect_triangle_colliding_vertices, Elementwise)                                            \
   X(sort_triangle_colliding_vertices, Elementwise)                                               \
+  /* whether the lists may be kept: particles within the slack since they were found (new) */  \
+  X(measure_list_drift, Elementwise)                                                             \
   /* self-contact forces and the penetration-free truncation (reference names) */                \
   X(accumulate_self_contact_force_and_hessian, Tile)                                             \
   /* each particle's self-contact pairs as one list, once per detection (new) */                \

@@ -205,14 +205,19 @@ std::vector<RecordedLaunch> recordStep(Device& device, SceneRunner& sim) {
     std::vector<RecordedLaunch> groups;
   } recorder;
   device.setObserver(&recorder);
+  // Every detection of the recorded substep builds its lists (and leaves the device flag that
+  // says so raised for the replays), so each detection launch is timed doing its full work.
+  sim.setListReuse(false);
   try {
     sim.launchSubstep(0);
     device.synchronize();
   } catch (...) {
     device.setObserver(nullptr);
+    sim.setListReuse(true);
     throw;
   }
   device.setObserver(nullptr);
+  sim.setListReuse(true);
   return recorder.groups;
 }
 

@@ -117,8 +117,8 @@ struct RecordedLaunch {
 };
 
 /// Runs one solver step of `sim` (without a graph; for cable scenes the frame's first substep,
-/// which detects contacts) and returns its launches grouped by (kernel, item count), in
-/// first-launch order.
+/// which detects contacts; for cloth every self-contact detection builds its lists, kept lists
+/// or not) and returns its launches grouped by (kernel, item count), in first-launch order.
 std::vector<RecordedLaunch> recordStep(Device& device, SceneRunner& sim);
 
 /// Times every launch at every candidate size (graph replays, median per launch). Every device

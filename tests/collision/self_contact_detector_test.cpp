@@ -1,7 +1,9 @@
 // SelfContactDetector: candidate lists equal a brute-force search (margin, topological filter,
 // rest-shape exclusion, worlds), for both traversals and both backends; overflow is counted
 // exactly and grown lists then hold everything; the triangle lists are the sorted transpose; the
-// three traversals give the same lists in the same order (on CUDA for every lanes-per-query).
+// three traversals give the same lists in the same order (on CUDA for every lanes-per-query);
+// kept lists (a reuse slack) hold every pair within the margin while no particle moved past the
+// slack, and are built again as soon as one did.
 #include "collision/self_contact_detector.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <set>
 
 #include "kernels/closest_point.h"
+#include "kernels/runtime/errors.h"
 #include "solver/cloth_builder.h"
 #include "solver/contact_filter.h"
 #include "test_support.h"
@@ -55,6 +58,7 @@ struct Settings {
   int filter = 2;
   DetectionTraversal traversal = DetectionTraversal::Cooperative;
   int capacity = 64;
+  float slack = 0.0f;  // the detector's reuse slack
 };
 
 /// Brute force over all pairs with the kernels' own predicates.
@@ -144,6 +148,7 @@ struct Fixture {
     ds.restExclusion = s.restExclusion;
     ds.traversal = s.traversal;
     ds.vertexTriangleCapacity = ds.edgeEdgeCapacity = ds.triangleVertexCapacity = s.capacity;
+    ds.reuseSlack = s.slack;
     detector = std::make_unique<SelfContactDetector>(device, t, ds, current.data());
   }
 
@@ -330,6 +335,115 @@ TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCpu) {
 TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCuda) {
   WEFT_REQUIRE_CUDA(gpu);
   expectRecordsInGatherOrder(*gpu);
+}
+
+/// Every pair of `sub` is in `super` (row by row).
+size_t missingPairs(const Lists& sub, const Lists& super) {
+  size_t missing = 0;
+  for (size_t i = 0; i < sub.size(); ++i)
+    for (int j : sub[i])
+      if (std::find(super[i].begin(), super[i].end(), j) == super[i].end()) ++missing;
+  return missing;
+}
+
+size_t pairCount(const Lists& l) {
+  size_t n = 0;
+  for (const auto& row : l) n += row.size();
+  return n;
+}
+
+// Kept lists. Found at margin + 2s, they must hold every pair nearer than the margin at any
+// positions within s of where they were found — including pairs that were farther than the margin
+// there — and a detection that may keep them must keep them exactly then, and build them again
+// (at margin + 2s, exactly as brute force) once a single particle moved farther.
+void expectKeptListsHoldEveryPairWithinTheMargin(const Device& device) {
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const Mesh mesh = crumpledGrid(12, seed);
+  const ModelDesc& d = mesh.desc;
+  const int n = d.numParticles(), e = d.numEdges(), t = d.numTriangles();
+  const float margin = 0.04f, slack = 0.01f;
+  const Settings kept{margin, 0.0f, 2, DetectionTraversal::Cooperative, 128, slack};
+  Settings wide = kept;
+  wide.margin = margin + 2.0f * slack;
+  Fixture f(device, mesh, kept);
+  auto readAll = [&](Lists& vt, Lists& ee, Lists& tv) {
+    vt = sortedCopy(Fixture::read(f.detector->vertexTriangles(), n, device));
+    ee = sortedCopy(Fixture::read(f.detector->edgeEdges(), e, device));
+    tv = Fixture::read(f.detector->triangleVertices(), t, device);
+  };
+  f.detector->resetStatus();
+  f.detector->detect(f.current.data(), /*mayKeepLists=*/false);
+  Lists vt0, ee0, tv0, bvt, bee, btv;
+  readAll(vt0, ee0, tv0);
+  bruteForce(mesh, wide, bvt, bee, btv);
+  EXPECT_EQ(vt0, bvt);
+  EXPECT_EQ(ee0, bee);
+  EXPECT_EQ(tv0, btv);
+  ASSERT_TRUE(f.detector->fits(f.detector->readStatus()));
+
+  // Every particle moves by up to 0.99 s in a random direction: the lists are kept.
+  std::mt19937 rng(seed + 1);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> uniform(0.0f, 0.99f * slack);
+  Mesh moved = mesh;
+  for (Vec3& p : moved.current) {
+    const Vec3 dir{normal(rng), normal(rng), normal(rng)};
+    p += dir * (uniform(rng) / length(dir));
+  }
+  DeviceBuffer<Vec3> x1(device, moved.current);
+  f.detector->detect(x1.data(), /*mayKeepLists=*/true);
+  EXPECT_EQ(f.detector->readStatus().listBuilds, 1) << "the lists should have been kept";
+  Lists vt1, ee1, tv1;
+  readAll(vt1, ee1, tv1);
+  EXPECT_EQ(vt1, vt0);
+  EXPECT_EQ(ee1, ee0);
+  EXPECT_EQ(tv1, tv0);
+  // The guarantee: every pair nearer than the margin now is in the kept lists...
+  Lists nvt, nee, ntv, ovt, oee, otv;
+  bruteForce(moved, kept, nvt, nee, ntv);
+  EXPECT_EQ(missingPairs(nvt, vt1), 0u);
+  EXPECT_EQ(missingPairs(nee, ee1), 0u);
+  EXPECT_EQ(missingPairs(ntv, tv1), 0u);
+  // ... among them pairs that lists found at the margin alone would have missed.
+  bruteForce(mesh, kept, ovt, oee, otv);
+  EXPECT_GT(missingPairs(nvt, ovt) + missingPairs(nee, oee), 0u)
+      << "the motion should bring pairs within the margin that were not";
+  EXPECT_GT(pairCount(nvt), 100u);
+
+  // One particle a little farther than s: the lists are built again, at the new positions.
+  Mesh far = moved;
+  far.current[size_t(n / 2)] += Vec3{0.0f, 0.0f, 1.02f * slack};
+  DeviceBuffer<Vec3> x2(device, far.current);
+  f.detector->detect(x2.data(), /*mayKeepLists=*/true);
+  EXPECT_EQ(f.detector->readStatus().listBuilds, 2) << "the lists should have been built";
+  Lists vt2, ee2, tv2;
+  readAll(vt2, ee2, tv2);
+  bruteForce(far, wide, bvt, bee, btv);
+  EXPECT_EQ(vt2, bvt);
+  EXPECT_EQ(ee2, bee);
+  EXPECT_EQ(tv2, btv);
+  // A detection that may not keep them builds them whatever moved (here: nothing).
+  f.detector->detect(x2.data(), /*mayKeepLists=*/false);
+  EXPECT_EQ(f.detector->readStatus().listBuilds, 3);
+  f.detector->detect(x2.data(), /*mayKeepLists=*/true);
+  EXPECT_EQ(f.detector->readStatus().listBuilds, 3);
+}
+
+TEST(SelfContactDetector, KeptListsHoldEveryPairWithinTheMarginOnCpu) {
+  expectKeptListsHoldEveryPairWithinTheMargin(*test::openCpu());
+}
+
+TEST(SelfContactDetector, KeptListsHoldEveryPairWithinTheMarginOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectKeptListsHoldEveryPairWithinTheMargin(*gpu);
+}
+
+TEST(SelfContactDetector, NegativeReuseSlackIsRejected) {
+  auto cpu = test::openCpu();
+  const Mesh mesh = crumpledGrid(4, 1);
+  const Settings negative{0.05f, 0.0f, 2, DetectionTraversal::Cooperative, 16, -1e-3f};
+  EXPECT_THROW(Fixture(*cpu, mesh, negative), Error);
 }
 
 // The one-thread traversals visit the BVH in the same preorder, and the cooperative one writes

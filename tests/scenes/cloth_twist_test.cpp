@@ -106,6 +106,7 @@ TEST(ClothTwist, HoldsTheReferenceSolverSettings) {
   EXPECT_EQ(o.selfContact.restExclusion, 0.0f);
   EXPECT_EQ(o.selfContact.relaxation, 0.85f);
   EXPECT_EQ(o.selfContact.bvhRebuildInterval, 10);
+  EXPECT_EQ(o.selfContact.reuseSlack, 0.0035f);  // Weft's own: lists kept within 3.5 mm
 }
 
 // The reference's placement of its mesh: world = R_z(π/2)·(0.01·local), i.e. (0, x/100, z/100).

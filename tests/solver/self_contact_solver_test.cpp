@@ -1,7 +1,8 @@
 // Cloth with self-contact, whole runs: cloth that folds onto itself and sheets that slide on each
 // other never pass through themselves; contact lists that grow mid-run change nothing; runs are
 // bit-identical run to run, for both traversals and for every launch size of every self-contact
-// kernel; CUDA agrees with the CPU.
+// kernel; CUDA agrees with the CPU; kept candidate lists (a reuse slack) change the run little,
+// are built less often and keep it free of intersections.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -137,12 +138,55 @@ TEST(SelfContactSolver, GrowingListsMidRunChangesNothing) {
 }
 
 std::vector<Vec3> simulateFold(const Device& device, SolverOptions o, int frames,
-                               bool graphs = true) {
+                               bool graphs = true, Simulation::ContactReport* report = nullptr) {
   const Scene& scene = findScene("cloth_fold");
   const ModelDesc desc = scene.build({});
   Simulation sim(device, desc, o, 1.0 / 60.0, scene.substeps, graphs);
   for (int f = 0; f < frames; ++f) sim.advanceFrame();
+  if (report) *report = sim.contactReport();
   return sim.positions();
+}
+
+/// cloth_fold's settings with kept lists: a slack of a quarter of the margin.
+SolverOptions foldWithKeptLists() {
+  SolverOptions o = findScene("cloth_fold").solver;
+  o.selfContact.reuseSlack = 0.25f * o.selfContact.margin;
+  return o;
+}
+
+// Kept lists hold every pair a detection would find (collision/self_contact_detector_test.cpp),
+// so the fold stays free of intersections; they are built at every frame's first detection and
+// far less often than detections run; the extra (farther) pairs exert no force and hardly ever
+// truncate, so the run stays close to the one that builds them every time.
+TEST(SelfContactSolver, KeptListsAreBuiltLessOftenAndKeepTheFoldIntersectionFree) {
+  auto cpu = test::openCpu();
+  const Scene& scene = findScene("cloth_fold");
+  const ModelDesc desc = scene.build({});
+  const int frames = 40;
+  Simulation sim(*cpu, desc, foldWithKeptLists(), 1.0 / 60.0, scene.substeps);
+  IntersectionCounter counter(*cpu, desc.numParticles(), desc.triangles, desc.edges);
+  for (int f = 1; f <= frames; ++f) {
+    sim.advanceFrame();
+    ASSERT_EQ(counter.count(sim.state().positions.data()), 0) << "frame " << f;
+  }
+  const Simulation::ContactReport& r = sim.contactReport();
+  EXPECT_EQ(r.detections, 2LL * scene.substeps * frames);  // interval 0: two per substep
+  EXPECT_GE(r.listBuilds, frames);
+  EXPECT_LT(r.listBuilds, r.detections / 2);
+  Simulation::ContactReport every;
+  simulateFold(*cpu, scene.solver, 1, true, &every);
+  EXPECT_EQ(every.listBuilds, every.detections) << "without a slack every detection builds";
+  EXPECT_LT(maxDifference(simulateFold(*cpu, scene.solver, 10),
+                          simulateFold(*cpu, foldWithKeptLists(), 10)),
+            1e-3f);
+}
+
+TEST(SelfContactSolver, KeptListsKeepSlidingSheetsIntersectionFree) {
+  SolverOptions o = sheetOptions();
+  o.selfContact.reuseSlack = 0.2f * o.selfContact.margin;
+  const std::vector<Vec3> x =
+      runIntersectionFree(*test::openCpu(), stackedSheets(12), o, 20, 0.005f);
+  EXPECT_EQ(x.size(), size_t(2 * 13 * 13));
 }
 
 TEST(SelfContactSolver, CpuRunsAreDeterministicForBothTraversals) {
@@ -233,6 +277,23 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
         KernelId::write_particle_self_contacts,
         KernelId::apply_planar_truncation_parallel_by_collision, KernelId::apply_truncation_ts})
     for (int size : launchSizes(id)) expectSameOrCannotLaunch(id, size, o);
+  // Kept lists: every kernel of the detection reads the device's decision, which must not depend
+  // on the launch size either.
+  const SolverOptions kept = foldWithKeptLists();
+  gpu->setLaunchPolicy(LaunchPolicy{});
+  const auto keptReference = simulateFold(*gpu, kept, 30);
+  EXPECT_TRUE(bitIdentical(keptReference, simulateFold(*gpu, kept, 30))) << "kept, run to run";
+  for (KernelId id :
+       {KernelId::measure_list_drift, KernelId::compute_tri_aabbs, KernelId::lbvh_refit_nodes,
+        KernelId::edge_colliding_edges_detection_cooperative,
+        KernelId::collect_triangle_colliding_vertices, KernelId::write_particle_self_contacts})
+    for (int size : launchSizes(id)) {
+      LaunchPolicy policy;
+      policy.setOverride(id, size);
+      gpu->setLaunchPolicy(policy);
+      EXPECT_TRUE(bitIdentical(keptReference, simulateFold(*gpu, kept, 30)))
+          << "kept lists: " << kernelName(id) << " at " << size;
+    }
   // The separate accumulation (the solve without tiles) for every tile size.
   SolverOptions separate = o;
   separate.tileSolve = false;
@@ -258,6 +319,9 @@ TEST(SelfContactSolver, CudaGraphReplayEqualsDirectLaunches) {
   WEFT_REQUIRE_CUDA(gpu);
   const SolverOptions o = findScene("cloth_fold").solver;
   EXPECT_TRUE(bitIdentical(simulateFold(*gpu, o, 20, true), simulateFold(*gpu, o, 20, false)));
+  const SolverOptions kept = foldWithKeptLists();
+  EXPECT_TRUE(
+      bitIdentical(simulateFold(*gpu, kept, 20, true), simulateFold(*gpu, kept, 20, false)));
 }
 
 TEST(SelfContactSolver, CudaAgreesWithCpu) {
@@ -267,6 +331,13 @@ TEST(SelfContactSolver, CudaAgreesWithCpu) {
   // 10 frames: the sheet has fallen onto the bar; contact makes later frames chaotic, so the
   // comparison is made before small rounding differences (GPU FMA) can grow.
   EXPECT_LT(maxDifference(simulateFold(*cpu, o, 10), simulateFold(*gpu, o, 10)), 1e-3f);
+  const SolverOptions kept = foldWithKeptLists();
+  Simulation::ContactReport onCpu, onGpu;
+  EXPECT_LT(maxDifference(simulateFold(*cpu, kept, 10, true, &onCpu),
+                          simulateFold(*gpu, kept, 10, true, &onGpu)),
+            1e-3f);
+  EXPECT_EQ(onCpu.detections, onGpu.detections);
+  EXPECT_LT(onGpu.listBuilds, onGpu.detections);
 }
 
 }  // namespace
