@@ -20,7 +20,11 @@ class ClothRunner final : public SceneRunner {
   }
   void setListReuse(bool enabled) override { sim_.solver().setListReuse(enabled); }
   int lastFrameContacts() const override {
-    return scene_.solver.selfContact.enabled ? sim_.contactReport().lastFrame.totalPairs : 0;
+    // Candidate pairs summed over the frame's detections; with kept lists only the detections
+    // that built lists counted theirs, so scale to every detection.
+    const ContactStatus& s = sim_.contactReport().lastFrame;
+    if (!scene_.solver.selfContact.enabled || s.listBuilds == 0) return 0;
+    return int(static_cast<long long>(s.totalPairs) * sim_.detectionsPerFrame() / s.listBuilds);
   }
   bool measuresDensestFrame() const override { return scene_.solver.selfContact.enabled; }
   std::string sizeLabel() const override {

@@ -63,6 +63,8 @@ class Simulation {
     long long listBuilds = 0;  // of which built the lists (the others kept them: reuseSlack)
   };
   const ContactReport& contactReport() const { return contactReport_; }
+  /// Self-contact detections per frame (before the forward step and per the interval).
+  int detectionsPerFrame() const { return detectionsPerFrame_; }
 
   const Device& device() const { return device_; }
   const Model& model() const { return model_; }
