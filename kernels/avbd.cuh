@@ -25,7 +25,13 @@
 //                           new pose. This is the reference's
 //                           accumulate_body_body_contacts_per_body and solve_rigid_body in one
 //                           launch.
-//   update_rigid_duals      per row and per joint (Jacobi, after all colors)
+//     solve_rigid_body_tile_folding_duals  in small models, the first color's launch from the
+//                           second iteration on: the same, plus the previous iteration's dual
+//                           step (FoldedDuals, below): extra items write every row's and
+//                           joint's new λ, its own bodies compute theirs in place, so no launch
+//                           of its own separates the iterations.
+//   update_rigid_duals      per row and per joint (Jacobi), after all colors (folded: after the
+//                           last iteration only)
 //   finish_rigid_step       per body: BDF1 velocities, start pose of the next step, the substep
 //                           counter; per joint (Dahl on): the Dahl state at the final poses
 //
@@ -76,7 +82,7 @@ struct RigidJointsDevice {
   const int* __restrict__ bodyJoints;    // joints of each body, in joint order
 };
 
-WEFT_HD inline Transform bodyPoseOrWorld(const Transform* poses, int body) {
+WEFT_HD WEFT_FORCEINLINE Transform bodyPoseOrWorld(const Transform* poses, int body) {
   return body >= 0 ? poses[body] : Transform{};
 }
 
@@ -87,7 +93,8 @@ struct PoseArray {
 };
 
 template <class PoseOf>
-WEFT_HD inline JointEnd jointEnd(const PoseOf& pose, const RigidBodiesDevice& bodies, int body) {
+WEFT_HD WEFT_FORCEINLINE JointEnd jointEnd(const PoseOf& pose, const RigidBodiesDevice& bodies,
+                                           int body) {
   return body >= 0 ? JointEnd{pose(body), bodies.com[body]} : worldJointEnd();
 }
 
@@ -111,9 +118,10 @@ struct IteratePoses {
 /// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity);
 /// `pose(body)` gives the current iterate.
 template <class PoseOf>
-WEFT_HD inline ContactBodyFrames contactFrames(const RigidContact& c,
-                                               const RigidBodiesDevice& bodies, const PoseOf& pose,
-                                               const Transform* startPoses) {
+WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const RigidContact& c,
+                                                         const RigidBodiesDevice& bodies,
+                                                         const PoseOf& pose,
+                                                         const Transform* startPoses) {
   ContactBodyFrames f;
   f.pose[0] = pose(c.body0);
   f.pose[1] = pose(c.body1);
@@ -124,7 +132,7 @@ WEFT_HD inline ContactBodyFrames contactFrames(const RigidContact& c,
   return f;
 }
 
-WEFT_HD inline float traceOf(const Mat33& m) {
+WEFT_HD WEFT_FORCEINLINE float traceOf(const Mat33& m) {
   return m(0, 0) + m(1, 1) + m(2, 2);
 }
 
@@ -284,8 +292,62 @@ struct ComputeRodDahlParameters {
 /// Lanes of one warp that evaluate parts of different kinds (inertia, joint, contact run) diverge
 /// and run one after another, so a tile buys the contact runs' parallelism and the removal of the
 /// separate accumulation launch, not a shorter joint chain (docs/PERFORMANCE.md, "Cables").
-struct SolveRigidBodyTile {
-  static constexpr KernelId kId = KernelId::solve_rigid_body_tile;
+/// The ALM dual step of contact row r from multiplier `lambda` at `poses` (§5.5.4).
+WEFT_HD WEFT_FORCEINLINE Vec3 contactDualStep(const RigidContact& c, RigidContactState state,
+                                              const Vec3& lambda, const RigidBodiesDevice& bodies,
+                                              const Transform* poses, const Transform* startPoses,
+                                              float alpha) {
+  state.lambda = lambda;
+  return rigidContactDualUpdate(c, state, contactFrames(c, bodies, PoseArray{poses}, startPoses),
+                                alpha);
+}
+
+/// The ALM dual step of joint j's rows from multipliers `l` at `poses` (§5.6.3, §5.7).
+WEFT_HD WEFT_FORCEINLINE RodMultipliers jointDualStep(const RigidJointsDevice& joints, int j,
+                                                      const Transform* poses,
+                                                      const RodStepTerms& terms, RodMultipliers l) {
+  const Transform pp = bodyPoseOrWorld(poses, joints.parent[j]);
+  const Transform pc = poses[joints.child[j]];
+  const RodJoint& rod = joints.rod[j];
+  if (joints.type[j] == int(JointType::Rod)) {
+    rodJointDuals(rodStrain(pp, pc, rod), terms, l);
+  } else {
+    ballJointDuals(ballJointResidual(pp, pc, rod.parentAnchor.p, rod.childAnchor.p), terms.start.u,
+                   terms.alm.stretch, terms.alpha, l.lin);
+  }
+  return l;
+}
+
+/// The dual step between two iterations, folded into the next iteration's solve launches (small
+/// models; RigidSolverOptions::foldDualsUpToBodies). Iteration i ≥ 1 starts from the poses
+/// iteration i − 1 ended with (its `poses.previous`, which no launch of iteration i writes), and
+/// the multipliers move between buffers (`in` → `out`), so the step needs no launch of its own:
+/// the first color's launch (solve_rigid_body_tile_folding_duals) carries extra items, batches of
+/// kBatch rows or joints, that write every new λ to `out`, while its own bodies compute the new λ
+/// of their rows and joints themselves (the same function of the same values: the same bits);
+/// the later colors' launches (solve_rigid_body_tile) read them from `out`, passed to them as
+/// their `in`. Only that one launch per iteration carries the dual-step code (and its registers).
+struct FoldedDuals {
+  static constexpr int kBatch = 16;  // rows or joints per extra item
+  const Vec3* contactIn = nullptr;   // (row slots) the λ to solve with (folding: the λ before
+                                     // the step); null: contactState's own
+  Vec3* contactOut = nullptr;        // (row slots) folding: the new λ
+  const RodMultipliers* jointIn = nullptr;  // (numJoints) likewise; null: the solve's `lambda`
+  RodMultipliers* jointOut = nullptr;       // (numJoints) folding: the new λ
+  int rowSlots = 0, numJoints = 0;          // folding: what the extra items cover
+
+  /// Extra items of the folding launch.
+  WEFT_HD int batches() const {
+    return (rowSlots + kBatch - 1) / kBatch + (numJoints + kBatch - 1) / kBatch;
+  }
+};
+
+/// solve_rigid_body_tile (kFoldsDuals false) and solve_rigid_body_tile_folding_duals (true: also
+/// the dual step of the iteration before, FoldedDuals).
+template <bool kFoldsDuals>
+struct SolveRigidBodyTileT {
+  static constexpr KernelId kId =
+      kFoldsDuals ? KernelId::solve_rigid_body_tile_folding_duals : KernelId::solve_rigid_body_tile;
   static constexpr int kContactParts = 16;
   using Part = BodyBlock;
 
@@ -301,8 +363,57 @@ struct SolveRigidBodyTile {
   const RodMultipliers* __restrict__ lambda;           // (numJoints)
   int maxJointsPerBody;
   float h, frictionEpsilon, contactAlpha;
+  int bodyItems = 0;  // this color's bodies; folding, items from here on are dual-step batches
+  FoldedDuals duals;  // where the multipliers come from (and, folding, go)
 
   int maxParts() const { return 1 + maxJointsPerBody + kContactParts; }
+  /// Items of the launch: the color's bodies, then (folding) the dual-step batches.
+  int items() const { return bodyItems + (kFoldsDuals ? duals.batches() : 0); }
+  WEFT_HD bool isDualBatch(int item) const { return kFoldsDuals && item >= bodyItems; }
+
+  /// The multipliers this iteration solves with (folding: after the dual step).
+  WEFT_HD Vec3 contactLambda(int r, const RigidContact& c, const RigidContactState& s) const {
+    const Vec3 in = duals.contactIn ? duals.contactIn[r] : s.lambda;
+    if constexpr (kFoldsDuals)
+      return contactDualStep(c, s, in, bodies, poses.previous, startPoses, contactAlpha);
+    else
+      return in;
+  }
+  WEFT_HD RodMultipliers jointLambda(int j) const {
+    const RodMultipliers in = duals.jointIn ? duals.jointIn[j] : lambda[j];
+    if constexpr (kFoldsDuals)
+      return jointDualStep(joints, j, poses.previous, terms[j], in);
+    else
+      return in;
+  }
+
+  /// How many rows or joints batch `batch` of the dual step holds: rows first (only the stored
+  /// ones: batches past the row count hold none, so their tiles leave at once), then joints.
+  WEFT_HD int dualBatchSize(int batch) const {
+    const int rowBatches = (duals.rowSlots + FoldedDuals::kBatch - 1) / FoldedDuals::kBatch;
+    const int first = batch < rowBatches ? batch * FoldedDuals::kBatch
+                                         : (batch - rowBatches) * FoldedDuals::kBatch;
+    const int end = batch < rowBatches
+                        ? (*contacts.count < duals.rowSlots ? *contacts.count : duals.rowSlots)
+                        : duals.numJoints;
+    const int n = end - first;
+    return n <= 0 ? 0 : n < FoldedDuals::kBatch ? n : FoldedDuals::kBatch;
+  }
+
+  /// Batch `batch` of the dual step: rows first, then joints; slot k of it.
+  WEFT_HD void dualStep(int batch, int k) const {
+    if constexpr (!kFoldsDuals) return;
+    const int rowBatches = (duals.rowSlots + FoldedDuals::kBatch - 1) / FoldedDuals::kBatch;
+    if (batch < rowBatches) {
+      const int r = batch * FoldedDuals::kBatch + k;
+      if (r >= duals.rowSlots || r >= *contacts.count) return;
+      const RigidContact c = contacts.rows[r];
+      duals.contactOut[r] = contactLambda(r, c, contactState[r]);
+      return;
+    }
+    const int j = (batch - rowBatches) * FoldedDuals::kBatch + k;
+    if (j < duals.numJoints) duals.jointOut[j] = jointLambda(j);
+  }
 
   WEFT_HD int contactRuns(int b) const {
     if (!contacts.rows) return 0;
@@ -311,12 +422,17 @@ struct SolveRigidBodyTile {
   }
 
   WEFT_HD int partCount(int item) const {
+    if (isDualBatch(item)) return dualBatchSize(item - bodyItems);
     const int b = colorBodies[item];
     if (!(bodies.mass[b] > 0.0f)) return 0;
     return 1 + (joints.offsets[b + 1] - joints.offsets[b]) + contactRuns(b);
   }
 
   WEFT_HD Part part(int item, int k) const {
+    if (isDualBatch(item)) {
+      dualStep(item - bodyItems, k);
+      return Part{};
+    }
     const int b = colorBodies[item];
     if (k == 0)
       return inertialBlock(poses.previous[b], inertialPoses[b], bodies.com[b], bodies.mass[b],
@@ -329,7 +445,9 @@ struct SolveRigidBodyTile {
     for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
       const int r = contacts.bodyRows[e];
       const RigidContact c = contacts.rows[r];
-      sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, contactState[r],
+      RigidContactState state = contactState[r];
+      state.lambda = contactLambda(r, c, state);
+      sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state,
                                contactFrames(c, bodies, poses, startPoses), h, frictionEpsilon,
                                contactAlpha);
     }
@@ -342,15 +460,16 @@ struct SolveRigidBodyTile {
     const JointEnd parentEnd = jointEnd(poses, bodies, p);
     const JointEnd childEnd = jointEnd(poses, bodies, c);
     const RodJoint& rod = joints.rod[j];
+    const RodMultipliers l = jointLambda(j);
     if (joints.type[j] == int(JointType::Rod))
-      return rodJointBlock(solvingParent, parentEnd, childEnd, rod, terms[j], lambda[j], h);
+      return rodJointBlock(solvingParent, parentEnd, childEnd, rod, terms[j], l, h);
     const RodStepTerms& t = terms[j];
     return ballJointBlock(solvingParent, parentEnd, childEnd, rod.parentAnchor.p, rod.childAnchor.p,
-                          t.alm.stretch, rod.material.stretchDamping, t.alpha, t.start.u,
-                          lambda[j].lin, h);
+                          t.alm.stretch, rod.material.stretchDamping, t.alpha, t.start.u, l.lin, h);
   }
 
   WEFT_HD void finish(int item, const Part& block) const {
+    if (isDualBatch(item)) return;  // a dual-step batch: written in part()
     const int b = colorBodies[item];
     const Transform pose = poses.previous[b];
     if (!(bodies.mass[b] > 0.0f)) {
@@ -363,7 +482,11 @@ struct SolveRigidBodyTile {
   }
 };
 
-/// Per row slot (rows ≥ the stored count return): the ALM dual step (§5.5.4).
+using SolveRigidBodyTile = SolveRigidBodyTileT<false>;
+using SolveRigidBodyTileFoldingDuals = SolveRigidBodyTileT<true>;
+
+/// Per row slot (rows ≥ the stored count return): the ALM dual step (§5.5.4) from `in` (null:
+/// the state's own λ) into the state.
 struct UpdateDualsBodyBodyContacts {
   RigidBodiesDevice bodies;
   RigidContactsView contacts;
@@ -371,35 +494,28 @@ struct UpdateDualsBodyBodyContacts {
   const Transform* __restrict__ startPoses;  // (numBodies)
   RigidContactState* __restrict__ state;     // (capacity) in/out
   float alpha;
+  const Vec3* __restrict__ in = nullptr;  // (capacity) the last λ, or null
 
   WEFT_HD void operator()(int r) const {
     if (r >= *contacts.count) return;
     const RigidContact c = contacts.rows[r];
-    state[r].lambda = rigidContactDualUpdate(
-        c, state[r], contactFrames(c, bodies, PoseArray{poses}, startPoses), alpha);
+    const RigidContactState s = state[r];
+    state[r].lambda =
+        contactDualStep(c, s, in ? in[r] : s.lambda, bodies, poses, startPoses, alpha);
   }
 };
 
-/// Per joint: the ALM dual step of its rows at the current poses (§5.6.3, §5.7).
+/// Per joint: the ALM dual step of its rows at the current poses (§5.6.3, §5.7), from `in`
+/// (null: `lambda` itself) into `lambda`.
 struct UpdateDualsJoint {
   RigidJointsDevice joints;
-  const Transform* __restrict__ poses;     // (numBodies)
-  const RodStepTerms* __restrict__ terms;  // (numJoints)
-  RodMultipliers* __restrict__ lambda;     // (numJoints) in/out
+  const Transform* __restrict__ poses;              // (numBodies)
+  const RodStepTerms* __restrict__ terms;           // (numJoints)
+  RodMultipliers* __restrict__ lambda;              // (numJoints) in/out
+  const RodMultipliers* __restrict__ in = nullptr;  // (numJoints) the last λ, or null
 
   WEFT_HD void operator()(int j) const {
-    const Transform pp = bodyPoseOrWorld(poses, joints.parent[j]);
-    const Transform pc = poses[joints.child[j]];
-    const RodJoint& rod = joints.rod[j];
-    RodMultipliers l = lambda[j];
-    if (joints.type[j] == int(JointType::Rod)) {
-      rodJointDuals(rodStrain(pp, pc, rod), terms[j], l);
-    } else {
-      const RodStepTerms& t = terms[j];
-      ballJointDuals(ballJointResidual(pp, pc, rod.parentAnchor.p, rod.childAnchor.p), t.start.u,
-                     t.alm.stretch, t.alpha, l.lin);
-    }
-    lambda[j] = l;
+    lambda[j] = jointDualStep(joints, j, poses, terms[j], in ? in[j] : lambda[j]);
   }
 };
 

@@ -34,7 +34,7 @@ struct AlmCoefficients {
 
 /// Coefficients for material stiffness K and ALM metric ρ (§5.3); the row is off when K ≤ 0 or
 /// ρ ≤ 0. The branch keeps the smaller of s and a accurate (no K + ρ is formed).
-WEFT_HD inline AlmCoefficients almCoefficients(float K, float rho) {
+WEFT_HD WEFT_FORCEINLINE AlmCoefficients almCoefficients(float K, float rho) {
   AlmCoefficients c;
   if (!(K > 0.0f) || !(rho > 0.0f)) return c;
   if (K >= rho) {
@@ -52,37 +52,38 @@ WEFT_HD inline AlmCoefficients almCoefficients(float K, float rho) {
 }
 
 /// Primal force of the row, k_eff·C + s·λ (C already stabilized: C − α·C0).
-WEFT_HD inline float almForce(float C, float lambda, const AlmCoefficients& c) {
+WEFT_HD WEFT_FORCEINLINE float almForce(float C, float lambda, const AlmCoefficients& c) {
   return c.kEff * C + c.s * lambda;
 }
 
 /// Relaxed ascent λ ← s·(λ + ρ·C) without forming ρ·C: λ + (k_eff·C − a·λ) when K ≥ ρ (s ≈ 1,
 /// a small), s·λ + k_eff·C otherwise (s small). A switched-off row returns 0.
-WEFT_HD inline float relaxedAscent(float lambda, float C, const AlmCoefficients& c) {
+WEFT_HD WEFT_FORCEINLINE float relaxedAscent(float lambda, float C, const AlmCoefficients& c) {
   if (c.s >= c.a) return lambda + (c.kEff * C - c.a * lambda);
   return c.s * lambda + c.kEff * C;
 }
 
-WEFT_HD inline float relaxedAscent(float lambda, float C, float K, float rho) {
+WEFT_HD WEFT_FORCEINLINE float relaxedAscent(float lambda, float C, float K, float rho) {
   return relaxedAscent(lambda, C, almCoefficients(K, rho));
 }
 
 /// Bilateral ρ policy: max(support, 9K) so that k_eff ≥ 0.9K; 0 (row off) when K ≤ 0.
-WEFT_HD inline float bilateralRho(float support, float K) {
+WEFT_HD WEFT_FORCEINLINE float bilateralRho(float support, float K) {
   if (!(K > 0.0f)) return 0.0f;
   return fmaxf(support, 9.0f * K);
 }
 
 /// Linear support (1/h²)/(W_a + W_b) [N/m] from the effective inverse masses [1/kg] (lever arms
 /// deliberately ignored). 0 when neither end can move (the bilateral policy then gives 9K).
-WEFT_HD inline float linearSupport(float invMassA, float invMassB, float h) {
+WEFT_HD WEFT_FORCEINLINE float linearSupport(float invMassA, float invMassB, float h) {
   const float w = invMassA + invMassB;
   return w > 0.0f ? 1.0f / (h * h * w) : 0.0f;
 }
 
 /// Angular support (1/h²)/(tr(I_a⁻¹)/3 + tr(I_b⁻¹)/3) [N·m/rad] from the traces of the effective
 /// body-frame inverse inertias [1/(kg·m²)] (direction-averaged mobility). 0 when neither moves.
-WEFT_HD inline float angularSupport(float traceInvInertiaA, float traceInvInertiaB, float h) {
+WEFT_HD WEFT_FORCEINLINE float angularSupport(float traceInvInertiaA, float traceInvInertiaB,
+                                              float h) {
   const float w = (traceInvInertiaA + traceInvInertiaB) / 3.0f;
   return w > 0.0f ? 1.0f / (h * h * w) : 0.0f;
 }

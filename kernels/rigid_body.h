@@ -29,13 +29,13 @@ struct BodyState {
 };
 
 /// World position of the COM `com` (body frame) of a body at `pose`.
-WEFT_HD inline Vec3 worldCom(const Transform& pose, const Vec3& com) {
+WEFT_HD WEFT_FORCEINLINE Vec3 worldCom(const Transform& pose, const Vec3& com) {
   return transformPoint(pose, com);
 }
 
 /// Rotation vector (axis·angle, angle in [0, π]) of a unit quaternion, taking the hemisphere with
 /// w ≥ 0 (shortest arc). Near the identity it uses 2v/w, the limit of 2·atan2(|v|, w)/|v|·v.
-WEFT_HD inline Vec3 quatToRotationVector(Quat q) {
+WEFT_HD WEFT_FORCEINLINE Vec3 quatToRotationVector(Quat q) {
   if (q.w < 0.0f) q = {-q.x, -q.y, -q.z, -q.w};
   const Vec3 v{q.x, q.y, q.z};
   const float s = length(v);
@@ -49,10 +49,10 @@ WEFT_HD inline Vec3 quatToRotationVector(Quat q) {
 ///   q1 = normalize(q + ½h·(ω1, 0)⊗q), p1 = x1 − R(q1)·com.
 /// `mass` is the effective mass [kg]: 0 (kinematic or massless) leaves pose and velocities as they
 /// are. inertiaBody/invInertiaBody are about the COM in the body frame [kg·m²], [1/(kg·m²)].
-WEFT_HD inline void predictBody(const Transform& pose, Vec3 v, Vec3 w, const Vec3& com, float mass,
-                                const Mat33& inertiaBody, const Mat33& invInertiaBody,
-                                const Vec3& gravity, float h, Transform& outPose, Vec3& outV,
-                                Vec3& outW) {
+WEFT_HD WEFT_FORCEINLINE void predictBody(const Transform& pose, Vec3 v, Vec3 w, const Vec3& com,
+                                          float mass, const Mat33& inertiaBody,
+                                          const Mat33& invInertiaBody, const Vec3& gravity, float h,
+                                          Transform& outPose, Vec3& outV, Vec3& outW) {
   if (!(mass > 0.0f)) {
     outPose = pose;
     outV = v;
@@ -78,9 +78,9 @@ WEFT_HD inline void predictBody(const Transform& pose, Vec3 v, Vec3 w, const Vec
 ///   f = (m/h²)(x* − x), H_ll = (m/h²)I;  τ = R·I_body·θ_b/h², H_aa = R·I_body·Rᵀ/h²,
 /// θ_b the rotation vector of q⁻¹q* (body frame, shortest arc); no H_al. These are the gradient and
 /// Hessian of ½(m/h²)|x − x*|² + ½(1/h²)θ_bᵀI_body θ_b to first order in θ_b.
-WEFT_HD inline BodyBlock inertialBlock(const Transform& pose, const Transform& target,
-                                       const Vec3& com, float mass, const Mat33& inertiaBody,
-                                       float h) {
+WEFT_HD WEFT_FORCEINLINE BodyBlock inertialBlock(const Transform& pose, const Transform& target,
+                                                 const Vec3& com, float mass,
+                                                 const Mat33& inertiaBody, float h) {
   const float invH2 = 1.0f / (h * h);
   BodyBlock b;
   b.force = (worldCom(target, com) - worldCom(pose, com)) * (mass * invH2);
@@ -98,7 +98,7 @@ WEFT_HD inline BodyBlock inertialBlock(const Transform& pose, const Transform& t
 /// rows, linear columns), so the caller must have assembled the blocks symmetric. The block must be
 /// positive definite (the inertial term makes it so for any body with mass); kinematic bodies are
 /// never solved.
-WEFT_HD inline void solveBodyBlock(const BodyBlock& b, Vec3& dx, Vec3& dtheta) {
+WEFT_HD WEFT_FORCEINLINE void solveBodyBlock(const BodyBlock& b, Vec3& dx, Vec3& dtheta) {
   const float reg = 1e-9f * ((b.haa(0, 0) + b.haa(1, 1) + b.haa(2, 2)) / 3.0f + 1.0f);
   // Lower triangle of the symmetric 6×6 matrix, A[i][j] for j ≤ i.
   float A[6][6];
@@ -137,8 +137,8 @@ WEFT_HD inline void solveBodyBlock(const BodyBlock& b, Vec3& dx, Vec3& dtheta) {
 
 /// Applies the increment (§5.2): the COM moves by dx, the orientation by the first-order world
 /// rotation q ← normalize(normalize((Δθ/2, 1))⊗q); the origin follows, p = x − R(q)·com.
-WEFT_HD inline Transform applyIncrement(const Transform& pose, const Vec3& com, const Vec3& dx,
-                                        const Vec3& dtheta) {
+WEFT_HD WEFT_FORCEINLINE Transform applyIncrement(const Transform& pose, const Vec3& com,
+                                                  const Vec3& dx, const Vec3& dtheta) {
   const Vec3 x = worldCom(pose, com) + dx;
   const Quat dq = normalize(Quat{0.5f * dtheta.x, 0.5f * dtheta.y, 0.5f * dtheta.z, 1.0f});
   const Quat q = normalize(dq * pose.q);
@@ -148,8 +148,8 @@ WEFT_HD inline Transform applyIncrement(const Transform& pose, const Vec3& com, 
 /// End-of-step velocity (§5.9, BDF1 on poses, no damping): v = (x − x_prev)/h and
 /// ω = rotationVector(q⊗q_prev⁻¹)/h with q_prev taken in q's hemisphere (world frame). Applies to
 /// kinematic bodies too (they get their finite-difference velocity).
-WEFT_HD inline void bodyVelocity(const Transform& pose, const Transform& prevPose, const Vec3& com,
-                                 float h, Vec3& v, Vec3& w) {
+WEFT_HD WEFT_FORCEINLINE void bodyVelocity(const Transform& pose, const Transform& prevPose,
+                                           const Vec3& com, float h, Vec3& v, Vec3& w) {
   v = (worldCom(pose, com) - worldCom(prevPose, com)) / h;
   Quat qPrev = prevPose.q;
   const Quat& q = pose.q;

@@ -61,8 +61,8 @@ struct RigidContactsView {
 };
 
 /// Row material from the two shapes' (§5.5.3 A4): ke, kd arithmetic means, μ geometric mean.
-WEFT_HD inline ContactMaterial mixContactMaterials(const ContactMaterial& a,
-                                                   const ContactMaterial& b) {
+WEFT_HD WEFT_FORCEINLINE ContactMaterial mixContactMaterials(const ContactMaterial& a,
+                                                             const ContactMaterial& b) {
   return {0.5f * (a.ke + b.ke), 0.5f * (a.kd + b.kd), sqrtf(a.mu * b.mu)};
 }
 
@@ -87,8 +87,8 @@ struct ContactPoints {
   Vec3 anchor[2];
 };
 
-WEFT_HD inline ContactPoints contactPoints(const RigidContact& c, const Transform& pose0,
-                                           const Transform& pose1) {
+WEFT_HD WEFT_FORCEINLINE ContactPoints contactPoints(const RigidContact& c, const Transform& pose0,
+                                                     const Transform& pose1) {
   ContactPoints p;
   p.skeleton[0] = transformPoint(pose0, c.point0);
   p.skeleton[1] = transformPoint(pose1, c.point1);
@@ -98,18 +98,19 @@ WEFT_HD inline ContactPoints contactPoints(const RigidContact& c, const Transfor
 }
 
 /// Penetration C_n = (margin0 + margin1) − n·(P1 − P0) [m] (> 0 overlapping).
-WEFT_HD inline float rigidContactPenetration(const RigidContact& c, const ContactPoints& p) {
+WEFT_HD WEFT_FORCEINLINE float rigidContactPenetration(const RigidContact& c,
+                                                       const ContactPoints& p) {
   return (c.margin0 + c.margin1) - dot(c.normal, p.skeleton[1] - p.skeleton[0]);
 }
 
 /// Tangential part of v for unit normal n.
-WEFT_HD inline Vec3 tangentialPart(const Vec3& v, const Vec3& n) {
+WEFT_HD WEFT_FORCEINLINE Vec3 tangentialPart(const Vec3& v, const Vec3& n) {
   return v - dot(n, v) * n;
 }
 
 /// Standard branchless orthonormal basis (t1, t2) of the plane ⟂ unit n (Duff et al. 2017,
 /// "Building an Orthonormal Basis, Revisited", Listing 3).
-WEFT_HD inline void tangentBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
+WEFT_HD WEFT_FORCEINLINE void tangentBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
   const float sign = copysignf(1.0f, n.z);
   const float a = -1.0f / (sign + n.z);
   const float b = n.x * n.y * a;
@@ -128,10 +129,11 @@ WEFT_HD inline void tangentBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
 /// ρ_t·(I − nnᵀ); outside it is scaled onto the cone and the stiffness is the reduced tangent
 /// Hessian (μf_n/|F_t|)·ρ_t·(I − nnᵀ − t̂t̂ᵀ) plus the regularized sliding metric
 /// μf_n·φ(|u|, ε_u)·t̂t̂ᵀ (ε_u = frictionEpsilon·h). Zero when neither penetrating nor pushed by λ.
-WEFT_HD inline BodyBlock rigidContactBlock(int side, const RigidContact& c,
-                                           const RigidContactState& state,
-                                           const ContactBodyFrames& frames, float h,
-                                           float frictionEpsilon /* [m/s] */, float alpha = 0.0f) {
+WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const RigidContact& c,
+                                                     const RigidContactState& state,
+                                                     const ContactBodyFrames& frames, float h,
+                                                     float frictionEpsilon /* [m/s] */,
+                                                     float alpha = 0.0f) {
   BodyBlock out{};
   const Vec3 n = c.normal;
   const ContactPoints now = contactPoints(c, frames.pose[0], frames.pose[1]);
@@ -194,7 +196,7 @@ WEFT_HD inline BodyBlock rigidContactBlock(int side, const RigidContact& c,
 namespace rigid_contact_detail {
 
 /// Series combination lo/(1 + lo/hi) when both are positive, else the larger.
-WEFT_HD inline float seriesOrMax(float x, float y) {
+WEFT_HD WEFT_FORCEINLINE float seriesOrMax(float x, float y) {
   if (x > 0.0f && y > 0.0f) {
     const float lo = fminf(x, y), hi = fmaxf(x, y);
     return lo / (1.0f + lo / hi);
@@ -204,8 +206,8 @@ WEFT_HD inline float seriesOrMax(float x, float y) {
 
 /// 1/(h²·w) + S_b with w = W + uᵀI⁻¹u, u = (p − c) × n in the body frame: the inverse point
 /// Delassus along n plus the body's structural stiffness; 0 for a body that does not move.
-WEFT_HD inline float normalScale(const ContactEndpointInertia& e, const Transform& pose,
-                                 const Vec3& bodyPoint, const Vec3& n, float h) {
+WEFT_HD WEFT_FORCEINLINE float normalScale(const ContactEndpointInertia& e, const Transform& pose,
+                                           const Vec3& bodyPoint, const Vec3& n, float h) {
   if (!(e.invMass > 0.0f)) return 0.0f;
   const Vec3 u = cross(bodyPoint - e.com, rotateInverse(pose.q, n));
   const float w = e.invMass + dot(u, e.invInertia * u);
@@ -213,9 +215,10 @@ WEFT_HD inline float normalScale(const ContactEndpointInertia& e, const Transfor
 }
 
 /// Adds the 2×2 tangent Delassus block of one endpoint (lever to the anchor) to w00, w01, w11.
-WEFT_HD inline void addTangentDelassus(const ContactEndpointInertia& e, const Transform& pose,
-                                       const Vec3& bodyAnchor, const Vec3& t1, const Vec3& t2,
-                                       float& w00, float& w01, float& w11) {
+WEFT_HD WEFT_FORCEINLINE void addTangentDelassus(const ContactEndpointInertia& e,
+                                                 const Transform& pose, const Vec3& bodyAnchor,
+                                                 const Vec3& t1, const Vec3& t2, float& w00,
+                                                 float& w01, float& w11) {
   if (!(e.invMass > 0.0f)) return;
   const Vec3 lever = bodyAnchor - e.com;
   const Vec3 u1 = cross(lever, rotateInverse(pose.q, t1));
@@ -235,8 +238,8 @@ WEFT_HD inline void addTangentDelassus(const ContactEndpointInertia& e, const Tr
 /// clamped to the Coulomb disk of radius μ·max(λ_n, 0); sticky matching carries the tangential
 /// memory in the replayed anchors instead and restores only the normal part. Restoring the whole
 /// vector would put a stale normal force into the tangent plane whenever the normal has turned.
-WEFT_HD inline Vec3 warmStartLambda(const Vec3& previous, const Vec3& previousNormal,
-                                    const Vec3& normal, float mu, bool restoreTangent) {
+WEFT_HD WEFT_FORCEINLINE Vec3 warmStartLambda(const Vec3& previous, const Vec3& previousNormal,
+                                              const Vec3& normal, float mu, bool restoreTangent) {
   const float lambdaN = dot(previous, previousNormal);
   Vec3 lambda = normal * lambdaN;
   if (restoreTangent) {
@@ -263,7 +266,7 @@ WEFT_HD inline Vec3 warmStartLambda(const Vec3& previous, const Vec3& previousNo
 ///         tangent Delassus blocks (levers to the anchors) and S_pair the series of the moving
 ///         endpoints' structural k.
 ///   λ:    γ·λ if λ·n > 0, ke > 0, ρ_n > 0 and γ > 0, else 0.
-WEFT_HD inline RigidContactState rigidContactBeginStep(
+WEFT_HD WEFT_FORCEINLINE RigidContactState rigidContactBeginStep(
     const RigidContact& c, const RigidContactState& previous, const ContactMaterial& material,
     const Transform& startPose0, const Transform& startPose1, const ContactEndpointInertia& end0,
     const ContactEndpointInertia& end1, float h, float gamma) {
@@ -312,8 +315,10 @@ WEFT_HD inline RigidContactState rigidContactBeginStep(
 ///   f_n = max(k_eff·C_stab + s·λ_n, 0)           (with the updated λ_n)
 ///   λ_t ← Proj_{|·| ≤ μ·f_n}(λ_t + ρ_t·r_t),     r_t = u + (1−α)·C0_t
 /// with u the tangential displacement of anchor 0 relative to anchor 1 since the step start.
-WEFT_HD inline Vec3 rigidContactDualUpdate(const RigidContact& c, const RigidContactState& state,
-                                           const ContactBodyFrames& frames, float alpha = 0.0f) {
+WEFT_HD WEFT_FORCEINLINE Vec3 rigidContactDualUpdate(const RigidContact& c,
+                                                     const RigidContactState& state,
+                                                     const ContactBodyFrames& frames,
+                                                     float alpha = 0.0f) {
   const Vec3 n = c.normal;
   const ContactPoints now = contactPoints(c, frames.pose[0], frames.pose[1]);
   const ContactPoints start = contactPoints(c, frames.startPose[0], frames.startPose[1]);

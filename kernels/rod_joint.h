@@ -56,7 +56,7 @@ struct JointEnd {
   Vec3 com;        // COM in the body frame [m]
 };
 
-WEFT_HD inline JointEnd worldJointEnd() {
+WEFT_HD WEFT_FORCEINLINE JointEnd worldJointEnd() {
   return {};
 }
 
@@ -112,23 +112,23 @@ struct RodStepTerms {
 // ---- Small helpers ------------------------------------------------------------------------------
 
 /// World frame of an anchor: body∘anchor.
-WEFT_HD inline Transform anchorFrame(const Transform& body, const Transform& anchor) {
+WEFT_HD WEFT_FORCEINLINE Transform anchorFrame(const Transform& body, const Transform& anchor) {
   return {transformPoint(body, anchor.p), body.q * anchor.q};
 }
 
 /// Maps an angle to [−π, π].
-WEFT_HD inline float rodWrapAngle(float angle) {
+WEFT_HD WEFT_FORCEINLINE float rodWrapAngle(float angle) {
   const float kTwoPi = 6.28318530717959f;
   return angle - kTwoPi * rintf(angle / kTwoPi);
 }
 
 /// a − b with the twist component wrapped to [−π, π] (strain differences, Δκ).
-WEFT_HD inline Vec3 rodStrainDifference(const Vec3& a, const Vec3& b) {
+WEFT_HD WEFT_FORCEINLINE Vec3 rodStrainDifference(const Vec3& a, const Vec3& b) {
   return {a.x - b.x, a.y - b.y, rodWrapAngle(a.z - b.z)};
 }
 
 /// A unit vector ⊥ t: `preferred` projected off t, else x̂ (ŷ when |t.x| > 0.9) projected off t.
-WEFT_HD inline Vec3 rodPerpendicular(const Vec3& t, const Vec3& preferred) {
+WEFT_HD WEFT_FORCEINLINE Vec3 rodPerpendicular(const Vec3& t, const Vec3& preferred) {
   const Vec3 p = preferred - t * dot(preferred, t);
   const float len = length(p);
   if (len > kRodSmallAngleEps) return p / len;
@@ -146,8 +146,10 @@ struct RodFrames {
   Vec3 t1, m1;  // child tangent and director
 };
 
-WEFT_HD inline RodFrames rodFrames(const Transform& parentPose, const Transform& childPose,
-                                   const Transform& parentAnchor, const Transform& childAnchor) {
+WEFT_HD WEFT_FORCEINLINE RodFrames rodFrames(const Transform& parentPose,
+                                             const Transform& childPose,
+                                             const Transform& parentAnchor,
+                                             const Transform& childAnchor) {
   const Transform fp = anchorFrame(parentPose, parentAnchor);
   const Transform fc = anchorFrame(childPose, childAnchor);
   RodFrames f;
@@ -165,7 +167,7 @@ WEFT_HD inline RodFrames rodFrames(const Transform& parentPose, const Transform&
 /// DER curvature binormal kb = 2(t0 × t1)/(1 + t0·t1) (§5.6.2), |kb| = 2 tan(θ/2): denominator
 /// floored at 1e-12, magnitude capped at 20; at an exact fold (1 + t0·t1 ≤ 1e-12 and
 /// |t0 × t1|² ≤ 1e-12) it is 20 along m0 made ⊥ t0.
-WEFT_HD inline Vec3 curvatureBinormal(const Vec3& t0, const Vec3& t1, const Vec3& m0) {
+WEFT_HD WEFT_FORCEINLINE Vec3 curvatureBinormal(const Vec3& t0, const Vec3& t1, const Vec3& m0) {
   const Vec3 X = cross(t0, t1);
   const float D = 1.0f + dot(t0, t1);
   if (D <= kRodFoldEps && lengthSquared(X) <= kRodFoldEps)
@@ -179,7 +181,7 @@ WEFT_HD inline Vec3 curvatureBinormal(const Vec3& t0, const Vec3& t1, const Vec3
 /// normalize(m0 − (m0·t1)/(1+c)·(t0 + t1)), c = t0·t1 clamped to [−1, 1]; for 1 + c ≤ 1e-8 the
 /// Bishop quaternion (axis t0×t1, angle atan2(|t0×t1|, c), or a rotation by π about m0 ⊥ t0 when
 /// the cross product vanishes) rotates m0 instead.
-WEFT_HD inline Vec3 rodTransportDirector(const Vec3& t0, const Vec3& m0, const Vec3& t1) {
+WEFT_HD WEFT_FORCEINLINE Vec3 rodTransportDirector(const Vec3& t0, const Vec3& m0, const Vec3& t1) {
   const float c = fminf(fmaxf(dot(t0, t1), -1.0f), 1.0f);
   if (1.0f + c > kRodTransportEps)
     return normalizeOrZero(m0 - (t0 + t1) * (dot(m0, t1) / (1.0f + c)));
@@ -192,13 +194,14 @@ WEFT_HD inline Vec3 rodTransportDirector(const Vec3& t0, const Vec3& m0, const V
 }
 
 /// Twist of the child director about t1 relative to the transported parent director [rad].
-WEFT_HD inline float rodTwist(const Vec3& t0, const Vec3& m0, const Vec3& t1, const Vec3& m1) {
+WEFT_HD WEFT_FORCEINLINE float rodTwist(const Vec3& t0, const Vec3& m0, const Vec3& t1,
+                                        const Vec3& m1) {
   const Vec3 mt = rodTransportDirector(t0, m0, t1);
   return atan2f(dot(t1, cross(mt, m1)), dot(mt, m1));
 }
 
 /// Strain at the frames, relative to `rest` (§5.6.1, §5.6.2).
-WEFT_HD inline RodStrain rodStrain(const RodFrames& f, const RodRest& rest) {
+WEFT_HD WEFT_FORCEINLINE RodStrain rodStrain(const RodFrames& f, const RodRest& rest) {
   RodStrain s;
   s.u = rotateInverse(f.qp, f.xc - f.xp);
   const Vec3 kbLocal = rotateInverse(f.qp, curvatureBinormal(f.t0, f.t1, f.m0));
@@ -207,15 +210,17 @@ WEFT_HD inline RodStrain rodStrain(const RodFrames& f, const RodRest& rest) {
   return s;
 }
 
-WEFT_HD inline RodStrain rodStrain(const Transform& parentPose, const Transform& childPose,
-                                   const RodJoint& joint) {
+WEFT_HD WEFT_FORCEINLINE RodStrain rodStrain(const Transform& parentPose,
+                                             const Transform& childPose, const RodJoint& joint) {
   return rodStrain(rodFrames(parentPose, childPose, joint.parentAnchor, joint.childAnchor),
                    joint.rest);
 }
 
 /// Rest bend/twist from the structural rest poses of parent (identity for the world) and child.
-WEFT_HD inline RodRest rodRest(const Transform& parentRestPose, const Transform& childRestPose,
-                               const Transform& parentAnchor, const Transform& childAnchor) {
+WEFT_HD WEFT_FORCEINLINE RodRest rodRest(const Transform& parentRestPose,
+                                         const Transform& childRestPose,
+                                         const Transform& parentAnchor,
+                                         const Transform& childAnchor) {
   const RodFrames f = rodFrames(parentRestPose, childRestPose, parentAnchor, childAnchor);
   RodRest rest;
   rest.kbRestLocal = rotateInverse(f.qp, curvatureBinormal(f.t0, f.t1, f.m0));
@@ -229,9 +234,9 @@ WEFT_HD inline RodRest rodRest(const Transform& parentRestPose, const Transform&
 /// Directional derivative of rodTwist() when (t0, m0, t1, m1) move by (dt0, dm0, dt1, dm1), on the
 /// closed-form transport branch (1 + c > 1e-8): quotient rule on the transport, the normalization
 /// projector, and the atan2 derivative with its denominator floored at 1e-12.
-WEFT_HD inline float rodTwistDirectional(const Vec3& t0, const Vec3& m0, const Vec3& t1,
-                                         const Vec3& m1, const Vec3& dt0, const Vec3& dm0,
-                                         const Vec3& dt1, const Vec3& dm1) {
+WEFT_HD WEFT_FORCEINLINE float rodTwistDirectional(const Vec3& t0, const Vec3& m0, const Vec3& t1,
+                                                   const Vec3& m1, const Vec3& dt0, const Vec3& dm0,
+                                                   const Vec3& dt1, const Vec3& dm1) {
   float c = dot(t0, t1);
   float dc = dot(dt0, t1) + dot(t0, dt1);
   if (c > 1.0f || c < -1.0f) {  // clamped: c is locally constant
@@ -263,7 +268,7 @@ WEFT_HD inline float rodTwistDirectional(const Vec3& t0, const Vec3& m0, const V
 ///   twist row ∓(t0 + t1)/(1 + c) (− parent), or for 1 + c ≤ 0.02 the exact directional
 ///   derivative along the world axes (∓t0/+t1 once 1 + c ≤ 1e-8, where the transport switches to
 ///   the Bishop quaternion).
-WEFT_HD inline Mat33 rodBendTwistJacobian(bool solvingParent, const RodFrames& f) {
+WEFT_HD WEFT_FORCEINLINE Mat33 rodBendTwistJacobian(bool solvingParent, const RodFrames& f) {
   const Vec3 &t0 = f.t0, &t1 = f.t1, &m0 = f.m0, &m1 = f.m1;
   const Vec3 X = cross(t0, t1);
   const float c = dot(t0, t1);
@@ -323,8 +328,9 @@ WEFT_HD inline Mat33 rodBendTwistJacobian(bool solvingParent, const RodFrames& f
 
 /// ALM coefficients per slot with the bilateral ρ policy ρ = max(support, 9K) (§5.6.3): the linear
 /// support for stretch/shear, the angular support for bend/twist (kernels/compliant_alm.h).
-WEFT_HD inline RodCoefficients rodCoefficients(const RodMaterial& m, float linearSupportValue,
-                                               float angularSupportValue) {
+WEFT_HD WEFT_FORCEINLINE RodCoefficients rodCoefficients(const RodMaterial& m,
+                                                         float linearSupportValue,
+                                                         float angularSupportValue) {
   RodCoefficients c;
   c.stretch =
       almCoefficients(m.stretchStiffness, bilateralRho(linearSupportValue, m.stretchStiffness));
@@ -336,8 +342,8 @@ WEFT_HD inline RodCoefficients rodCoefficients(const RodMaterial& m, float linea
 
 /// Per-step multiplier retention (§5.6.3, ALM): λ ← r·λ per group (stretch z, shear xy, bend xy,
 /// twist z) when the group has stiffness, else 0. r = γ (rigid_avbd_gamma, default 0.999).
-WEFT_HD inline void retainRodMultipliers(const RodMaterial& m, float retention,
-                                         RodMultipliers& lambda) {
+WEFT_HD WEFT_FORCEINLINE void retainRodMultipliers(const RodMaterial& m, float retention,
+                                                   RodMultipliers& lambda) {
   const float shear = m.shearStiffness > 0.0f ? retention : 0.0f;
   const float bend = m.bendStiffness > 0.0f ? retention : 0.0f;
   lambda.lin = {lambda.lin.x * shear, lambda.lin.y * shear,
@@ -351,10 +357,10 @@ WEFT_HD inline void retainRodMultipliers(const RodMaterial& m, float retention,
 /// The ROD joint's contribution to the Newton block of the parent (solvingParent) or the child,
 /// at the current poses of both ends (§5.6.1, §5.6.2). Zero for groups with neither stiffness nor
 /// damping. `h` is the step [s].
-WEFT_HD inline BodyBlock rodJointBlock(bool solvingParent, const JointEnd& parent,
-                                       const JointEnd& child, const RodJoint& joint,
-                                       const RodStepTerms& step, const RodMultipliers& lambda,
-                                       float h) {
+WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointBlock(bool solvingParent, const JointEnd& parent,
+                                                 const JointEnd& child, const RodJoint& joint,
+                                                 const RodStepTerms& step,
+                                                 const RodMultipliers& lambda, float h) {
   const RodFrames f = rodFrames(parent.pose, child.pose, joint.parentAnchor, joint.childAnchor);
   const RodMaterial& mat = joint.material;
   const RodCoefficients& alm = step.alm;
@@ -419,8 +425,8 @@ WEFT_HD inline BodyBlock rodJointBlock(bool solvingParent, const JointEnd& paren
 
 /// Per-iteration dual update of a ROD joint (§5.6.3) from its strain at the current poses: per
 /// group (stretch z, shear xy, bend xy, twist z) λ ← relaxedAscent(λ, C − α·C0).
-WEFT_HD inline void rodJointDuals(const RodStrain& current, const RodStepTerms& step,
-                                  RodMultipliers& lambda) {
+WEFT_HD WEFT_FORCEINLINE void rodJointDuals(const RodStrain& current, const RodStepTerms& step,
+                                            RodMultipliers& lambda) {
   const Vec3 cl = current.u - step.start.u * step.alpha;
   const Vec3 ca = current.kappa - step.start.kappa * step.alpha;
   const RodCoefficients& alm = step.alm;
@@ -435,8 +441,9 @@ WEFT_HD inline void rodJointDuals(const RodStrain& current, const RodStepTerms& 
 // ---- BALL joint (§5.7) --------------------------------------------------------------------------
 
 /// BALL residual C = x_c − x_p (world) [m]; anchors are the translations of X_p and X_c.
-WEFT_HD inline Vec3 ballJointResidual(const Transform& parentPose, const Transform& childPose,
-                                      const Vec3& parentAnchor, const Vec3& childAnchor) {
+WEFT_HD WEFT_FORCEINLINE Vec3 ballJointResidual(const Transform& parentPose,
+                                                const Transform& childPose,
+                                                const Vec3& parentAnchor, const Vec3& childAnchor) {
   return transformPoint(childPose, childAnchor) - transformPoint(parentPose, parentAnchor);
 }
 
@@ -445,11 +452,12 @@ WEFT_HD inline Vec3 ballJointResidual(const Transform& parentPose, const Transfo
 /// at its anchor, the child −F at its anchor; K = (k_eff + kd/h)·I by the point-spring rule.
 /// K = rigid_joint_linear_ke (1e5), kd = rigid_joint_linear_kd (0), ρ = bilateralRho(linear
 /// support).
-WEFT_HD inline BodyBlock ballJointBlock(bool solvingParent, const JointEnd& parent,
-                                        const JointEnd& child, const Vec3& parentAnchor,
-                                        const Vec3& childAnchor, const AlmCoefficients& alm,
-                                        float damping, float alpha, const Vec3& c0,
-                                        const Vec3& lambda, float h) {
+WEFT_HD WEFT_FORCEINLINE BodyBlock ballJointBlock(bool solvingParent, const JointEnd& parent,
+                                                  const JointEnd& child, const Vec3& parentAnchor,
+                                                  const Vec3& childAnchor,
+                                                  const AlmCoefficients& alm, float damping,
+                                                  float alpha, const Vec3& c0, const Vec3& lambda,
+                                                  float h) {
   BodyBlock block;
   if (!(alm.kEff > 0.0f) && !(damping > 0.0f)) return block;
   const Vec3 xp = transformPoint(parent.pose, parentAnchor);
@@ -465,8 +473,9 @@ WEFT_HD inline BodyBlock ballJointBlock(bool solvingParent, const JointEnd& pare
 }
 
 /// Per-iteration BALL dual update, per world axis: λ ← relaxedAscent(λ, C − α·C0).
-WEFT_HD inline void ballJointDuals(const Vec3& C, const Vec3& c0, const AlmCoefficients& alm,
-                                   float alpha, Vec3& lambda) {
+WEFT_HD WEFT_FORCEINLINE void ballJointDuals(const Vec3& C, const Vec3& c0,
+                                             const AlmCoefficients& alm, float alpha,
+                                             Vec3& lambda) {
   const Vec3 cs = C - c0 * alpha;
   lambda = {relaxedAscent(lambda.x, cs.x, alm), relaxedAscent(lambda.y, cs.y, alm),
             relaxedAscent(lambda.z, cs.z, alm)};

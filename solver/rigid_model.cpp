@@ -49,6 +49,8 @@ void RigidSolverOptions::validate() const {
   requireFiniteNonNegative(matchDistance, "matchDistance", true);
   requireFiniteNonNegative(pairReuseMargin, "pairReuseMargin", true);
   if (allPairsShapes < 0) throw Error("rigid solver option allPairsShapes must be at least 0");
+  if (foldDualsUpToBodies < 0)
+    throw Error("rigid solver option foldDualsUpToBodies must be at least 0");
   if (!(matchNormalDot >= -1.0f && matchNormalDot <= 1.0f))
     throw Error("rigid solver option matchNormalDot must be in [-1, 1]");
 }
@@ -228,6 +230,8 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, const Rig
   jointTerms = DeviceBuffer<RodStepTerms>(device, std::max<size_t>(J, 1));
   jointLambda = DeviceBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
   dahl = DeviceBuffer<DahlState>(device, std::max<size_t>(J, 1));
+  for (auto& b : jointLambdaIterates)
+    b = DeviceBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
   if (model.numShapes >= 2) {
     RigidContactDetectorSettings settings;
     settings.pairCapacity = options.pairCapacity;
@@ -256,6 +260,7 @@ void RigidScratch::resizeRows() {
   previousMidpoints = grown(device, previousMidpoints, n);
   previousState = grown(device, previousState, n);
   claims = grown(device, claims, n);
+  for (auto& b : contactLambdaIterates) b = DeviceBuffer<Vec3>(device, n);
   rowCapacity = int(n);
 }
 

@@ -46,6 +46,10 @@ struct RigidSolverOptions {
                                      // runs at every detection
   int allPairsShapes = 512;          // at most this many non-plane shapes: every box against
                                      // every box instead of the shape tree (same pairs)
+  int foldDualsUpToBodies = 128;     // models of at most this many bodies take the dual step
+                                     // between iterations in the next iteration's first color
+                                     // launch (kernels/avbd.cuh FoldedDuals; the same bits);
+                                     // larger ones in a launch of its own. 0: never folded
   bool contactHistory = false;       // warm-start λ of rows matched to the previous detection
   bool stickyContacts = false;       // matched penetrating rows keep their previous anchors
   float matchDistance = 5e-4f;       // [m] contact_matching_pos_threshold
@@ -124,6 +128,10 @@ struct RigidScratch {
   DeviceBuffer<RodStepTerms> jointTerms;     // (numJoints) per-step joint constants
   DeviceBuffer<RodMultipliers> jointLambda;  // (numJoints)
   DeviceBuffer<DahlState> dahl;              // (numJoints)
+  // The multipliers between iterations (kernels/avbd.cuh FoldedDuals): iteration i ≥ 1 writes
+  // its new λ to [i % 2]; the last dual step writes jointLambda and contactState's λ again.
+  DeviceBuffer<RodMultipliers> jointLambdaIterates[2];  // (numJoints)
+  DeviceBuffer<Vec3> contactLambdaIterates[2];          // (rowCapacity)
 
   std::unique_ptr<RigidContactDetector> detector;  // null when the model has no pair to test
   int rowCapacity = 0;

@@ -110,30 +110,73 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   // Iteration k reads one pose buffer and writes the other (kernels/avbd.cuh, IteratePoses).
   const Transform* previous = iterateInput(state, scratch, iteration);
   Transform* updated = iterateInput(state, scratch, iteration + 1);
+  // From the second iteration on, the dual step of the iteration before rides in this
+  // iteration's first color launch (kernels/avbd.cuh, FoldedDuals) in small models: there the
+  // launch it saves is worth more than the work it adds to the color (docs/PERFORMANCE.md).
+  const bool fold = model_.numBodies <= options_.foldDualsUpToBodies;
+  const bool folding = fold && iteration > 0;
+  FoldedDuals duals;  // iteration 0 and unfolded: the multipliers where they are
+  if (folding) {
+    duals.jointIn =
+        iteration == 1 ? nullptr : scratch.jointLambdaIterates[(iteration - 1) % 2].data();
+    duals.jointOut = scratch.jointLambdaIterates[iteration % 2].data();
+    duals.numJoints = model_.numJoints;
+    if (detector) {
+      duals.contactIn =
+          iteration == 1 ? nullptr : scratch.contactLambdaIterates[(iteration - 1) % 2].data();
+      duals.contactOut = scratch.contactLambdaIterates[iteration % 2].data();
+      duals.rowSlots = scratch.rowCapacity;
+    }
+  }
   for (int c = 0; c < model_.numColors; ++c) {
     const int first = model_.colorOffsets[size_t(c)];
     const int count = model_.colorOffsets[size_t(c) + 1] - first;
-    launchTile(
-        device_, count,
-        SolveRigidBodyTile{
-            bodies, joints, detector ? detector->view() : RigidContactsView{},
-            detector ? scratch.contactState.data() : nullptr, model_.colorBodies.data() + first,
-            IteratePoses{previous, updated, model_.bodyColor.data(), c}, scratch.startPoses.data(),
-            scratch.inertialPoses.data(), scratch.jointTerms.data(), scratch.jointLambda.data(),
-            model_.maxJointsPerBody, h, options_.frictionEpsilon, options_.contactAlpha});
+    const auto solve = [&](auto kernel) {
+      kernel = {bodies,
+                joints,
+                detector ? detector->view() : RigidContactsView{},
+                detector ? scratch.contactState.data() : nullptr,
+                model_.colorBodies.data() + first,
+                IteratePoses{previous, updated, model_.bodyColor.data(), c},
+                scratch.startPoses.data(),
+                scratch.inertialPoses.data(),
+                scratch.jointTerms.data(),
+                scratch.jointLambda.data(),
+                model_.maxJointsPerBody,
+                h,
+                options_.frictionEpsilon,
+                options_.contactAlpha,
+                count,
+                duals};
+      launchTile(device_, kernel.items(), kernel);
+    };
+    if (folding && c == 0) {
+      solve(SolveRigidBodyTileFoldingDuals{});
+      // The later colors solve with the new multipliers the first one wrote.
+      duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, nullptr, 0, 0};
+    } else {
+      solve(SolveRigidBodyTile{});
+    }
   }
+  if (fold && iteration + 1 < options_.iterations) return;
+  // Unfolded, every iteration's dual step is a launch of its own (in place); folded, only the
+  // last one, which writes the multipliers back where the next substep finds them.
+  const bool fromIterates = fold && iteration > 0;
   UpdateRigidDuals k{};
   if (detector) {
-    k.contacts = UpdateDualsBodyBodyContacts{bodies,
-                                             detector->view(),
-                                             updated,
-                                             scratch.startPoses.data(),
-                                             scratch.contactState.data(),
-                                             options_.contactAlpha};
+    k.contacts = UpdateDualsBodyBodyContacts{
+        bodies,
+        detector->view(),
+        updated,
+        scratch.startPoses.data(),
+        scratch.contactState.data(),
+        options_.contactAlpha,
+        fromIterates ? scratch.contactLambdaIterates[iteration % 2].data() : nullptr};
     k.rowSlots = scratch.rowCapacity;
   }
   k.joints =
-      UpdateDualsJoint{joints, updated, scratch.jointTerms.data(), scratch.jointLambda.data()};
+      UpdateDualsJoint{joints, updated, scratch.jointTerms.data(), scratch.jointLambda.data(),
+                       fromIterates ? scratch.jointLambdaIterates[iteration % 2].data() : nullptr};
   k.numJoints = model_.numJoints;
   const int n = std::max(k.rowSlots, k.numJoints);
   if (n > 0) launch(device_, n, k);

@@ -11,15 +11,20 @@
 //   for each iteration:
 //     for each body color:
 //       solve_rigid_body_tile  a tile per body: inertia + adjacent joints + its contact rows,
-//                              6×6 Newton step, new pose into the other pose buffer
-//     update_rigid_duals     contact and joint duals (Jacobi, after all colors)
+//                              6×6 Newton step, new pose into the other pose buffer; in small
+//                              models (foldDualsUpToBodies), from the second iteration on, the
+//                              first color's launch also takes the dual step of the iteration
+//                              before (FoldedDuals)
+//     update_rigid_duals     contact and joint duals (Jacobi, after all colors); folded: only
+//                            after the last iteration
 //   finish_rigid_step        BDF1 velocities, start pose of the next step, counter, Dahl state
 //   [save the detection]     rows, midpoints and λ for the next detection's matching
 //
 // The launches are the reference's kernels fused where they touch disjoint data (kernels/avbd.cuh
 // says which and why that is race-free); 2 + iterations·(colors + 1) launches per substep plus
-// detection. Nothing here allocates or reads back, so a frame of substeps can be captured as one
-// CUDA graph (RigidSimulation does). Every launch takes its block size from the launch table.
+// detection, 3 + iterations·colors with the duals folded. Nothing here allocates or reads back, so
+// a frame of substeps can be captured as one CUDA graph (RigidSimulation does). Every launch takes
+// its block size from the launch table.
 #pragma once
 
 #include "kernels/runtime/device.h"

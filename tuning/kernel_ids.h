@@ -83,6 +83,7 @@ enum class LaunchKind { Elementwise, Tile, Group };
   /* kernels fused by data independence (kernels/avbd.cuh), the body solve as a tile (new) */  \
   X(begin_rigid_step, Elementwise)                                                               \
   X(solve_rigid_body_tile, Tile)                                                                 \
+  X(solve_rigid_body_tile_folding_duals, Tile)                                                   \
   X(update_rigid_duals, Elementwise)                                                             \
   X(finish_rigid_step, Elementwise)                                                              \
   /* diagnostics: exact edge-triangle intersections of a mesh (new) */                           \

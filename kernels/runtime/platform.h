@@ -4,6 +4,13 @@
 // CUDA backend and by the host compiler for the CPU backend. WEFT_HD marks such functions.
 // WEFT_WITH_CUDA is defined (by CMake) when the build links the CUDA runtime, whether or not
 // the current translation unit is compiled by nvcc; __CUDACC__ says whether it is.
+//
+// WEFT_FORCEINLINE marks math that must be inlined wherever it is called: the rigid solve's
+// per-row, per-joint and per-body functions (kernels/rod_joint.h, rigid_contact.h, rigid_body.h,
+// compliant_alm.h, avbd.cuh). A tile kernel is instantiated once per tile size; left to its
+// heuristics the compiler may inline a function into one instantiation and call it from another,
+// and then contract its arithmetic into fused multiply-adds differently, which breaks the
+// bit-identical results every launch size must give (docs/PERFORMANCE.md, the folded dual step).
 #pragma once
 
 #if defined(__CUDACC__)

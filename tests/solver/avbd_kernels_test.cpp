@@ -3,9 +3,11 @@
 // body's contact partners of its own color are seen at their poses from before the color (the
 // reference's separate accumulation launch) and everything else at its latest pose; and the
 // contact warm start after a detection restores the matched row's multiplier as warmStartLambda
-// says (normal part only for sticky contacts).
+// says (normal part only for sticky contacts); the dual step folded into the next iteration's
+// first color launch gives the very bits of the separate dual launch.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "kernels/avbd.cuh"
@@ -125,7 +127,8 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
         SolveRigidBodyTile{
             bodies, joints, contacts, states.data(), model.colorBodies.data() + first,
             IteratePoses{previous.data(), updated.data(), model.bodyColor.data(), c}, start.data(),
-            inertial.data(), terms.data(), lambda.data(), model.maxJointsPerBody, kH, 1e-2f, 0.0f});
+            inertial.data(), terms.data(), lambda.data(), model.maxJointsPerBody, kH, 1e-2f, 0.0f,
+            model.colorOffsets[size_t(c) + 1] - first, FoldedDuals{}});
   }
 
   // The plain algorithm: colors in order; a color sees the poses from before it.
@@ -170,6 +173,162 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
     moved = std::max(moved, double(length(want.p - previous[size_t(b)].p)));
   }
   EXPECT_GT(moved, 1e-4) << "the step must move the bodies for the comparison to mean anything";
+}
+
+// Two iterations with the dual step between them as its own launch (update_rigid_duals, in
+// place) and with it folded into the second iteration's first color launch (FoldedDuals: extra
+// items write the new λ to another buffer, the color's own bodies compute theirs): the same
+// poses and the same multipliers, bit for bit (contacts of one color and of two colors, joints).
+TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
+  auto cpu = openCpu();
+  Random rng;
+  TRACE_SEED(rng);
+  const RigidDesc desc = chain(6);
+  const RigidModel model(*cpu, desc);
+  const int n = model.numBodies, J = model.numJoints;
+  const size_t N = size_t(n);
+  const std::vector<int> color = model.bodyColor.download();
+  std::vector<Transform> start(N), first(N), inertial(N);
+  for (int b = 0; b < n; ++b) {
+    start[size_t(b)] = desc.bodies[size_t(b)].pose;
+    first[size_t(b)] = perturbed(start[size_t(b)], rng, 2e-3, 0.05);
+    inertial[size_t(b)] = perturbed(start[size_t(b)], rng, 1e-3, 0.02);
+  }
+  const RigidBodiesDevice bodies = model.bodiesView();
+  const RigidJointsDevice joints = model.jointsView();
+  std::vector<RodStepTerms> terms(static_cast<size_t>(J));
+  std::vector<RodMultipliers> lambda0(static_cast<size_t>(J));
+  for (int j = 0; j < J; ++j) {
+    lambda0[size_t(j)] = {toFloat(rng.vec(-1, 1)), toFloat(rng.vec(-0.01, 0.01))};
+    StepJointC0LambdaRho{bodies,         joints, start.data(), terms.data(),
+                         lambda0.data(), kH,     0.999f,       0.0f}(j);
+  }
+  int sameB = -1;
+  for (int b = 2; b < n && sameB < 0; ++b)
+    if (color[size_t(b)] == color[0]) sameB = b;
+  ASSERT_GE(sameB, 0);
+  const std::vector<RigidContact> rows = {row(start, 0, sameB), row(start, 1, 2)};
+  std::vector<RigidContactState> states0(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    states0[r].ke = 1e4f;
+    states0[r].mu = 0.5f;
+    states0[r].normalRho = 1e4f;
+    states0[r].tangentRho = 1e3f;
+    states0[r].lambda = rows[r].normal * 2.0f;
+  }
+  std::vector<std::vector<int>> lists(N);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    lists[size_t(rows[r].body0)].push_back(int(r));
+    lists[size_t(rows[r].body1)].push_back(int(r));
+  }
+  std::vector<int> offsets = {0}, entries;
+  for (const auto& l : lists) {
+    entries.insert(entries.end(), l.begin(), l.end());
+    offsets.push_back(int(entries.size()));
+  }
+  const int count = int(rows.size()), slots = int(rows.size());
+  const RigidContactsView contacts{slots, rows.data(), &count, offsets.data(), entries.data()};
+
+  // One iteration over the colors, from `from` into `to`; folding (duals.jointOut given), the
+  // first color's launch takes the dual step and the later ones solve with what it wrote.
+  auto iterate = [&](const std::vector<Transform>& from, std::vector<Transform>& to,
+                     std::vector<RigidContactState>& states, std::vector<RodMultipliers>& lambda,
+                     FoldedDuals duals) {
+    const bool folding = duals.jointOut != nullptr;
+    for (int c = 0; c < model.numColors; ++c) {
+      const int begin = model.colorOffsets[size_t(c)];
+      const int bodiesOfColor = model.colorOffsets[size_t(c) + 1] - begin;
+      const auto solve = [&](auto kernel) {
+        kernel = {bodies,
+                  joints,
+                  contacts,
+                  states.data(),
+                  model.colorBodies.data() + begin,
+                  IteratePoses{from.data(), to.data(), model.bodyColor.data(), c},
+                  start.data(),
+                  inertial.data(),
+                  terms.data(),
+                  lambda.data(),
+                  model.maxJointsPerBody,
+                  kH,
+                  1e-2f,
+                  0.0f,
+                  bodiesOfColor,
+                  duals};
+        launchTile(*cpu, kernel.items(), kernel);
+      };
+      if (folding && c == 0) {
+        solve(SolveRigidBodyTileFoldingDuals{});
+        duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, nullptr, 0, 0};
+      } else {
+        solve(SolveRigidBodyTile{});
+      }
+    }
+  };
+  auto dualLaunch = [&](const std::vector<Transform>& at, std::vector<RigidContactState>& states,
+                        std::vector<RodMultipliers>& lambda, const Vec3* contactIn,
+                        const RodMultipliers* jointIn) {
+    UpdateRigidDuals k{};
+    k.contacts = UpdateDualsBodyBodyContacts{bodies,        contacts, at.data(), start.data(),
+                                             states.data(), 0.0f,     contactIn};
+    k.rowSlots = slots;
+    k.joints = UpdateDualsJoint{joints, at.data(), terms.data(), lambda.data(), jointIn};
+    k.numJoints = J;
+    launch(*cpu, std::max(slots, J), k);
+  };
+
+  // Separate: iteration 0, the dual step in place, iteration 1, the dual step in place.
+  std::vector<RigidContactState> statesA = states0;
+  std::vector<RodMultipliers> lambdaA = lambda0;
+  std::vector<Transform> midA(N), endA(N);
+  iterate(first, midA, statesA, lambdaA, FoldedDuals{});
+  dualLaunch(midA, statesA, lambdaA, nullptr, nullptr);
+  const std::vector<RigidContactState> statesAfterFirst = statesA;
+  const std::vector<RodMultipliers> lambdaAfterFirst = lambdaA;
+  iterate(midA, endA, statesA, lambdaA, FoldedDuals{});
+  dualLaunch(endA, statesA, lambdaA, nullptr, nullptr);
+
+  // Folded: iteration 1 takes the first dual step into other buffers; the last one reads them.
+  std::vector<RigidContactState> statesB = states0;
+  std::vector<RodMultipliers> lambdaB = lambda0, jointOut(static_cast<size_t>(J));
+  std::vector<Vec3> contactOut(rows.size());
+  std::vector<Transform> midB(N), endB(N);
+  iterate(first, midB, statesB, lambdaB, FoldedDuals{});
+  FoldedDuals duals;
+  duals.contactOut = contactOut.data();
+  duals.jointOut = jointOut.data();
+  duals.rowSlots = slots;
+  duals.numJoints = J;
+  iterate(midB, endB, statesB, lambdaB, duals);
+  for (size_t r = 0; r < rows.size(); ++r)
+    EXPECT_TRUE(bitIdentical(std::vector<Vec3>{contactOut[r]},
+                             std::vector<Vec3>{statesAfterFirst[r].lambda}))
+        << "row " << r;
+  for (int j = 0; j < J; ++j) {
+    EXPECT_TRUE(bitIdentical(
+        std::vector<Vec3>{jointOut[size_t(j)].lin, jointOut[size_t(j)].ang},
+        std::vector<Vec3>{lambdaAfterFirst[size_t(j)].lin, lambdaAfterFirst[size_t(j)].ang}))
+        << "joint " << j;
+  }
+  dualLaunch(endB, statesB, lambdaB, contactOut.data(), jointOut.data());
+  auto sameBits = [](const std::vector<Transform>& a, const std::vector<Transform>& b) {
+    return a.size() == b.size() &&
+           std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
+  };
+  EXPECT_TRUE(sameBits(midA, midB));
+  EXPECT_TRUE(sameBits(endA, endB));
+  for (size_t r = 0; r < rows.size(); ++r)
+    EXPECT_TRUE(
+        bitIdentical(std::vector<Vec3>{statesA[r].lambda}, std::vector<Vec3>{statesB[r].lambda}))
+        << "row " << r;
+  for (int j = 0; j < J; ++j)
+    EXPECT_TRUE(bitIdentical(std::vector<Vec3>{lambdaA[size_t(j)].lin, lambdaA[size_t(j)].ang},
+                             std::vector<Vec3>{lambdaB[size_t(j)].lin, lambdaB[size_t(j)].ang}))
+        << "joint " << j;
+  double changed = 0.0;
+  for (int j = 0; j < J; ++j)
+    changed += double(length(lambdaAfterFirst[size_t(j)].lin - lambda0[size_t(j)].lin));
+  EXPECT_GT(changed, 0.0) << "the dual step must change the multipliers";
 }
 
 TEST(AvbdKernels, WarmStartAfterADetectionRestoresTheMatchedRowsMultiplier) {

@@ -358,6 +358,16 @@ TEST(SolverAvbd, KeptPartnerListsChangeNothingAndSkipMostBroadPhases) {
   EXPECT_LT(b.pairListBuilds, b.detections / 2);
 }
 
+// The dual step between iterations folded into the next iteration's first color launch gives the
+// bits of its own launch.
+TEST(SolverAvbd, FoldedDualStepsChangeNothing) {
+  auto cpu = test::openCpu();
+  RigidSolverOptions folded = pileOptions(), separate = pileOptions();
+  folded.foldDualsUpToBodies = 1 << 30;
+  separate.foldDualsUpToBodies = 0;
+  EXPECT_TRUE(bitIdentical(runPile(*cpu, folded, 8), runPile(*cpu, separate, 8)));
+}
+
 TEST(SolverAvbd, CpuRunsAreDeterministic) {
   auto cpu = test::openCpu();
   EXPECT_TRUE(bitIdentical(runPile(*cpu, pileOptions(), 8), runPile(*cpu, pileOptions(), 8)));
@@ -392,18 +402,39 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
         EXPECT_GT(size, 256) << e.what();
       }
     }
+  // The duals folded into the solve launches (the small pile has 144 bodies: not by default).
+  RigidSolverOptions folded = pileOptions();
+  folded.foldDualsUpToBodies = 1 << 30;
+  gpu->setLaunchPolicy(LaunchPolicy{});
+  const auto foldedReference = runPile(*gpu, folded, 6);
+  for (KernelId id : {KernelId::solve_rigid_body_tile, KernelId::update_rigid_duals})
+    for (int size : launchSizes(id)) {
+      LaunchPolicy policy;
+      policy.setOverride(id, size);
+      gpu->setLaunchPolicy(policy);
+      try {
+        EXPECT_TRUE(bitIdentical(foldedReference, runPile(*gpu, folded, 6)))
+            << "folded duals: " << kernelName(id) << " at " << size;
+      } catch (const CudaError& e) {
+        EXPECT_GT(size, 256) << e.what();
+      }
+    }
   gpu->setLaunchPolicy(LaunchPolicy{});
 }
 
 TEST(SolverAvbd, CudaAgreesWithCpu) {
   WEFT_REQUIRE_CUDA(gpu);
   auto cpu = test::openCpu();
-  const auto a = runPile(*cpu, pileOptions(), 5);
-  const auto b = runPile(*gpu, pileOptions(), 5);
-  ASSERT_EQ(a.size(), b.size());
-  float worst = 0.0f;
-  for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, length(a[i].p - b[i].p));
-  EXPECT_LT(worst, 1e-3f);
+  RigidSolverOptions folded = pileOptions();
+  folded.foldDualsUpToBodies = 1 << 30;
+  for (const RigidSolverOptions& o : {pileOptions(), folded}) {
+    const auto a = runPile(*cpu, o, 5);
+    const auto b = runPile(*gpu, o, 5);
+    ASSERT_EQ(a.size(), b.size());
+    float worst = 0.0f;
+    for (size_t i = 0; i < a.size(); ++i) worst = std::max(worst, length(a[i].p - b[i].p));
+    EXPECT_LT(worst, 1e-3f) << "folded duals: " << (o.foldDualsUpToBodies > 1000);
+  }
 }
 
 }  // namespace

@@ -139,7 +139,10 @@ TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
         KernelId::begin_rigid_step, KernelId::finish_rigid_step})
     EXPECT_EQ(perStep[id], 1) << kernelName(id);
   EXPECT_EQ(perStep[KernelId::solve_rigid_body_tile], iterations * colors);
-  EXPECT_EQ(perStep[KernelId::update_rigid_duals], iterations);
+  // In small models the duals between iterations ride in the next iteration's first color
+  // launch; only the last iteration's have a launch of their own.
+  const bool folded = desc.numBodies() <= scene.rigidSolver.foldDualsUpToBodies;
+  EXPECT_EQ(perStep[KernelId::update_rigid_duals], folded ? 1 : iterations);
 }
 
 /// Sweeps every launch of a step of `scene` (replaying each on its own output, at every size) and
