@@ -62,99 +62,123 @@ RigidContact row(const std::vector<Transform>& start, int a, int b) {
   return c;
 }
 
+/// A chain of six capsules at perturbed poses, its joints' step terms with random multipliers, and
+/// two penetrating contact rows, one between two bodies of one color (`sameB` and body 0, or
+/// sameB −1 if there is none) and one between bodies 1 and 2, with the per-body row lists the
+/// detector would give. Not copyable: `contacts` points into it.
+struct ChainWithContacts {
+  ChainWithContacts(const Device& cpu, Random& rng)
+      : desc(chain(6)), model(cpu, desc), n(model.numBodies), J(model.numJoints) {
+    color = model.bodyColor.download();
+    const size_t N = size_t(n);
+    start.resize(N);
+    previous.resize(N);
+    inertial.resize(N);
+    for (int b = 0; b < n; ++b) {
+      start[size_t(b)] = desc.bodies[size_t(b)].pose;
+      previous[size_t(b)] = perturbed(start[size_t(b)], rng, 2e-3, 0.05);
+      inertial[size_t(b)] = perturbed(start[size_t(b)], rng, 1e-3, 0.02);
+    }
+    bodies = model.bodiesView();
+    joints = model.jointsView();
+    terms.resize(size_t(J));
+    lambda.resize(size_t(J));
+    for (int j = 0; j < J; ++j) {
+      lambda[size_t(j)] = {toFloat(rng.vec(-1, 1)), toFloat(rng.vec(-0.01, 0.01))};
+      StepJointC0LambdaRho{bodies,        joints, start.data(), terms.data(),
+                           lambda.data(), kH,     0.999f,       0.0f}(j);
+    }
+    for (int b = 2; b < n && sameB < 0; ++b)
+      if (color[size_t(b)] == color[0]) sameB = b;
+    if (sameB < 0) return;
+    rows = {row(start, 0, sameB), row(start, 1, 2)};
+    states.resize(rows.size());
+    for (size_t r = 0; r < rows.size(); ++r) {
+      states[r].ke = 1e4f;
+      states[r].mu = 0.5f;
+      states[r].normalRho = 1e4f;
+      states[r].tangentRho = 1e3f;
+      states[r].lambda = rows[r].normal * 2.0f;
+    }
+    lists.assign(N, {});
+    for (size_t r = 0; r < rows.size(); ++r) {
+      lists[size_t(rows[r].body0)].push_back(int(r));
+      lists[size_t(rows[r].body1)].push_back(int(r));
+    }
+    offsets = {0};
+    for (const auto& l : lists) {
+      entries.insert(entries.end(), l.begin(), l.end());
+      offsets.push_back(int(entries.size()));
+    }
+    count = int(rows.size());
+    contacts = {count, rows.data(), &count, offsets.data(), entries.data()};
+  }
+  ChainWithContacts(const ChainWithContacts&) = delete;
+  ChainWithContacts& operator=(const ChainWithContacts&) = delete;
+
+  RigidDesc desc;
+  RigidModel model;
+  int n, J, sameB = -1, count = 0;
+  std::vector<int> color;
+  std::vector<Transform> start, previous, inertial;
+  RigidBodiesDevice bodies{};
+  RigidJointsDevice joints{};
+  std::vector<RodStepTerms> terms;
+  std::vector<RodMultipliers> lambda;
+  std::vector<RigidContact> rows;
+  std::vector<RigidContactState> states;
+  std::vector<std::vector<int>> lists;
+  std::vector<int> offsets, entries;
+  RigidContactsView contacts{};
+};
+
 TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
   auto cpu = openCpu();
   Random rng;
   TRACE_SEED(rng);
-  const RigidDesc desc = chain(6);
-  const RigidModel model(*cpu, desc);
-  ASSERT_GE(model.numColors, 2);
-  const int n = model.numBodies, J = model.numJoints;
-  const size_t N = size_t(n);
-  const std::vector<int> color = model.bodyColor.download();
-
-  std::vector<Transform> start(N), previous(N), inertial(N);
-  for (int b = 0; b < n; ++b) {
-    start[size_t(b)] = desc.bodies[size_t(b)].pose;
-    previous[size_t(b)] = perturbed(start[size_t(b)], rng, 2e-3, 0.05);
-    inertial[size_t(b)] = perturbed(start[size_t(b)], rng, 1e-3, 0.02);
-  }
-  const RigidBodiesDevice bodies = model.bodiesView();
-  const RigidJointsDevice joints = model.jointsView();
-  std::vector<RodStepTerms> terms(static_cast<size_t>(J));
-  std::vector<RodMultipliers> lambda(static_cast<size_t>(J));
-  for (int j = 0; j < J; ++j) {
-    lambda[size_t(j)] = {toFloat(rng.vec(-1, 1)), toFloat(rng.vec(-0.01, 0.01))};
-    StepJointC0LambdaRho{bodies,        joints, start.data(), terms.data(),
-                         lambda.data(), kH,     0.999f,       0.0f}(j);
-  }
-
-  // Rows between two bodies of one color and between bodies of different colors.
-  int sameA = -1, sameB = -1;
-  for (int b = 2; b < n && sameA < 0; ++b)
-    if (color[size_t(b)] == color[0]) sameA = 0, sameB = b;
-  ASSERT_GE(sameA, 0);
-  std::vector<RigidContact> rows = {row(start, sameA, sameB), row(start, 1, 2)};
-  ASSERT_NE(color[1], color[2]);
-  std::vector<RigidContactState> states(rows.size());
-  for (size_t r = 0; r < rows.size(); ++r) {
-    states[r].ke = 1e4f;
-    states[r].mu = 0.5f;
-    states[r].normalRho = 1e4f;
-    states[r].tangentRho = 1e3f;
-    states[r].lambda = rows[r].normal * 2.0f;
-  }
-  std::vector<std::vector<int>> lists(N);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    lists[size_t(rows[r].body0)].push_back(int(r));
-    lists[size_t(rows[r].body1)].push_back(int(r));
-  }
-  std::vector<int> offsets = {0}, entries;
-  for (const auto& l : lists) {
-    entries.insert(entries.end(), l.begin(), l.end());
-    offsets.push_back(int(entries.size()));
-  }
-  const int count = int(rows.size());
-  const RigidContactsView contacts{int(rows.size()), rows.data(), &count, offsets.data(),
-                                   entries.data()};
+  ChainWithContacts s(*cpu, rng);
+  ASSERT_GE(s.model.numColors, 2);
+  ASSERT_GE(s.sameB, 0);
+  ASSERT_NE(s.color[1], s.color[2]);
 
   // The fused tile launches, one per color.
-  std::vector<Transform> updated(N);
-  for (int c = 0; c < model.numColors; ++c) {
-    const int first = model.colorOffsets[size_t(c)];
+  std::vector<Transform> updated(size_t(s.n));
+  for (int c = 0; c < s.model.numColors; ++c) {
+    const int first = s.model.colorOffsets[size_t(c)];
     launchTile(
-        *cpu, model.colorOffsets[size_t(c) + 1] - first,
+        *cpu, s.model.colorOffsets[size_t(c) + 1] - first,
         SolveRigidBodyTile{
-            bodies, joints, contacts, states.data(), model.colorBodies.data() + first,
-            IteratePoses{previous.data(), updated.data(), model.bodyColor.data(), c}, start.data(),
-            inertial.data(), terms.data(), lambda.data(), model.maxJointsPerBody, kH, 1e-2f, 0.0f,
-            model.colorOffsets[size_t(c) + 1] - first, FoldedDuals{}});
+            s.bodies, s.joints, s.contacts, s.states.data(), s.model.colorBodies.data() + first,
+            IteratePoses{s.previous.data(), updated.data(), s.model.bodyColor.data(), c},
+            s.start.data(), s.inertial.data(), s.terms.data(), s.lambda.data(),
+            s.model.maxJointsPerBody, kH, 1e-2f, 0.0f, s.model.colorOffsets[size_t(c) + 1] - first,
+            FoldedDuals{}});
   }
 
   // The plain algorithm: colors in order; a color sees the poses from before it.
-  const std::vector<int> byColor = model.colorBodies.download();
-  const std::vector<float> mass = model.mass.download();
-  const std::vector<RodJoint> rods = model.joints.download();
-  std::vector<Transform> latest = previous;
-  for (int c = 0; c < model.numColors; ++c) {
+  const std::vector<int> byColor = s.model.colorBodies.download();
+  const std::vector<float> mass = s.model.mass.download();
+  const std::vector<RodJoint> rods = s.model.joints.download();
+  std::vector<Transform> latest = s.previous;
+  for (int c = 0; c < s.model.numColors; ++c) {
     const std::vector<Transform> before = latest;
     const PoseArray poseOf{before.data()};
-    for (int k = model.colorOffsets[size_t(c)]; k < model.colorOffsets[size_t(c) + 1]; ++k) {
+    for (int k = s.model.colorOffsets[size_t(c)]; k < s.model.colorOffsets[size_t(c) + 1]; ++k) {
       const int b = byColor[size_t(k)];
       if (!(mass[size_t(b)] > 0.0f)) continue;
-      const Vec3 com = desc.bodies[size_t(b)].com;
-      BodyBlock block = inertialBlock(before[size_t(b)], inertial[size_t(b)], com, mass[size_t(b)],
-                                      desc.bodies[size_t(b)].inertia, kH);
-      for (int r : lists[size_t(b)])
+      const Vec3 com = s.desc.bodies[size_t(b)].com;
+      BodyBlock block = inertialBlock(before[size_t(b)], s.inertial[size_t(b)], com,
+                                      mass[size_t(b)], s.desc.bodies[size_t(b)].inertia, kH);
+      for (int r : s.lists[size_t(b)])
         block += rigidContactBlock(
-            rows[size_t(r)].body1 == b ? 1 : 0, rows[size_t(r)], states[size_t(r)],
-            contactFrames(rows[size_t(r)], bodies, poseOf, start.data()), kH, 1e-2f, 0.0f);
-      for (int e = desc.jointOffsets[size_t(b)]; e < desc.jointOffsets[size_t(b) + 1]; ++e) {
-        const int j = desc.bodyJoints[size_t(e)];
-        const JointDesc& jd = desc.joints[size_t(j)];
-        block += rodJointBlock(jd.parent == b, jointEnd(poseOf, bodies, jd.parent),
-                               jointEnd(poseOf, bodies, jd.child), rods[size_t(j)],
-                               terms[size_t(j)], lambda[size_t(j)], kH);
+            s.rows[size_t(r)].body1 == b ? 1 : 0, s.rows[size_t(r)], s.states[size_t(r)],
+            contactFrames(s.rows[size_t(r)], s.bodies, poseOf, s.start.data()), kH, 1e-2f, 0.0f);
+      for (int e = s.desc.jointOffsets[size_t(b)]; e < s.desc.jointOffsets[size_t(b) + 1]; ++e) {
+        const int j = s.desc.bodyJoints[size_t(e)];
+        const JointDesc& jd = s.desc.joints[size_t(j)];
+        block += rodJointBlock(jd.parent == b, jointEnd(poseOf, s.bodies, jd.parent),
+                               jointEnd(poseOf, s.bodies, jd.child), rods[size_t(j)],
+                               s.terms[size_t(j)], s.lambda[size_t(j)], kH);
       }
       Vec3 dx, dtheta;
       solveBodyBlock(block, dx, dtheta);
@@ -163,14 +187,14 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
   }
 
   double moved = 0.0;
-  for (int b = 0; b < n; ++b) {
+  for (int b = 0; b < s.n; ++b) {
     const Transform& got = updated[size_t(b)];
     const Transform& want = latest[size_t(b)];
     EXPECT_LT(length(got.p - want.p), 1e-6f) << "body " << b;
     const float qdot =
         got.q.x * want.q.x + got.q.y * want.q.y + got.q.z * want.q.z + got.q.w * want.q.w;
     EXPECT_GT(std::abs(qdot), 1.0f - 1e-6f) << "body " << b;
-    moved = std::max(moved, double(length(want.p - previous[size_t(b)].p)));
+    moved = std::max(moved, double(length(want.p - s.previous[size_t(b)].p)));
   }
   EXPECT_GT(moved, 1e-4) << "the step must move the bodies for the comparison to mean anything";
 }
@@ -178,56 +202,19 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
 // Two iterations with the dual step between them as its own launch (update_rigid_duals, in
 // place) and with it folded into the second iteration's first color launch (FoldedDuals: extra
 // items write the new λ to another buffer, the color's own bodies compute theirs): the same
-// poses and the same multipliers, bit for bit (contacts of one color and of two colors, joints).
+// poses and the same multipliers, bit for bit (contacts of one color and of two colors,
+// joints).
 TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
   auto cpu = openCpu();
   Random rng;
   TRACE_SEED(rng);
-  const RigidDesc desc = chain(6);
-  const RigidModel model(*cpu, desc);
-  const int n = model.numBodies, J = model.numJoints;
-  const size_t N = size_t(n);
-  const std::vector<int> color = model.bodyColor.download();
-  std::vector<Transform> start(N), first(N), inertial(N);
-  for (int b = 0; b < n; ++b) {
-    start[size_t(b)] = desc.bodies[size_t(b)].pose;
-    first[size_t(b)] = perturbed(start[size_t(b)], rng, 2e-3, 0.05);
-    inertial[size_t(b)] = perturbed(start[size_t(b)], rng, 1e-3, 0.02);
-  }
-  const RigidBodiesDevice bodies = model.bodiesView();
-  const RigidJointsDevice joints = model.jointsView();
-  std::vector<RodStepTerms> terms(static_cast<size_t>(J));
-  std::vector<RodMultipliers> lambda0(static_cast<size_t>(J));
-  for (int j = 0; j < J; ++j) {
-    lambda0[size_t(j)] = {toFloat(rng.vec(-1, 1)), toFloat(rng.vec(-0.01, 0.01))};
-    StepJointC0LambdaRho{bodies,         joints, start.data(), terms.data(),
-                         lambda0.data(), kH,     0.999f,       0.0f}(j);
-  }
-  int sameB = -1;
-  for (int b = 2; b < n && sameB < 0; ++b)
-    if (color[size_t(b)] == color[0]) sameB = b;
-  ASSERT_GE(sameB, 0);
-  const std::vector<RigidContact> rows = {row(start, 0, sameB), row(start, 1, 2)};
-  std::vector<RigidContactState> states0(rows.size());
-  for (size_t r = 0; r < rows.size(); ++r) {
-    states0[r].ke = 1e4f;
-    states0[r].mu = 0.5f;
-    states0[r].normalRho = 1e4f;
-    states0[r].tangentRho = 1e3f;
-    states0[r].lambda = rows[r].normal * 2.0f;
-  }
-  std::vector<std::vector<int>> lists(N);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    lists[size_t(rows[r].body0)].push_back(int(r));
-    lists[size_t(rows[r].body1)].push_back(int(r));
-  }
-  std::vector<int> offsets = {0}, entries;
-  for (const auto& l : lists) {
-    entries.insert(entries.end(), l.begin(), l.end());
-    offsets.push_back(int(entries.size()));
-  }
-  const int count = int(rows.size()), slots = int(rows.size());
-  const RigidContactsView contacts{slots, rows.data(), &count, offsets.data(), entries.data()};
+  ChainWithContacts s(*cpu, rng);
+  ASSERT_GE(s.sameB, 0);
+  const size_t N = size_t(s.n);
+  const int J = s.J, slots = s.count;
+  const std::vector<Transform>& first = s.previous;
+  const std::vector<RodMultipliers> lambda0 = s.lambda;
+  const std::vector<RigidContactState> states0 = s.states;
 
   // One iteration over the colors, from `from` into `to`; folding (duals.jointOut given), the
   // first color's launch takes the dual step and the later ones solve with what it wrote.
@@ -235,21 +222,21 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
                      std::vector<RigidContactState>& states, std::vector<RodMultipliers>& lambda,
                      FoldedDuals duals) {
     const bool folding = duals.jointOut != nullptr;
-    for (int c = 0; c < model.numColors; ++c) {
-      const int begin = model.colorOffsets[size_t(c)];
-      const int bodiesOfColor = model.colorOffsets[size_t(c) + 1] - begin;
+    for (int c = 0; c < s.model.numColors; ++c) {
+      const int begin = s.model.colorOffsets[size_t(c)];
+      const int bodiesOfColor = s.model.colorOffsets[size_t(c) + 1] - begin;
       const auto solve = [&](auto kernel) {
-        kernel = {bodies,
-                  joints,
-                  contacts,
+        kernel = {s.bodies,
+                  s.joints,
+                  s.contacts,
                   states.data(),
-                  model.colorBodies.data() + begin,
-                  IteratePoses{from.data(), to.data(), model.bodyColor.data(), c},
-                  start.data(),
-                  inertial.data(),
-                  terms.data(),
+                  s.model.colorBodies.data() + begin,
+                  IteratePoses{from.data(), to.data(), s.model.bodyColor.data(), c},
+                  s.start.data(),
+                  s.inertial.data(),
+                  s.terms.data(),
                   lambda.data(),
-                  model.maxJointsPerBody,
+                  s.model.maxJointsPerBody,
                   kH,
                   1e-2f,
                   0.0f,
@@ -269,10 +256,10 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
                         std::vector<RodMultipliers>& lambda, const Vec3* contactIn,
                         const RodMultipliers* jointIn) {
     UpdateRigidDuals k{};
-    k.contacts = UpdateDualsBodyBodyContacts{bodies,        contacts, at.data(), start.data(),
-                                             states.data(), 0.0f,     contactIn};
+    k.contacts = UpdateDualsBodyBodyContacts{s.bodies,      s.contacts, at.data(), s.start.data(),
+                                             states.data(), 0.0f,       contactIn};
     k.rowSlots = slots;
-    k.joints = UpdateDualsJoint{joints, at.data(), terms.data(), lambda.data(), jointIn};
+    k.joints = UpdateDualsJoint{s.joints, at.data(), s.terms.data(), lambda.data(), jointIn};
     k.numJoints = J;
     launch(*cpu, std::max(slots, J), k);
   };
@@ -291,7 +278,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
   // Folded: iteration 1 takes the first dual step into other buffers; the last one reads them.
   std::vector<RigidContactState> statesB = states0;
   std::vector<RodMultipliers> lambdaB = lambda0, jointOut(static_cast<size_t>(J));
-  std::vector<Vec3> contactOut(rows.size());
+  std::vector<Vec3> contactOut(s.rows.size());
   std::vector<Transform> midB(N), endB(N);
   iterate(first, midB, statesB, lambdaB, FoldedDuals{});
   FoldedDuals duals;
@@ -300,7 +287,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
   duals.rowSlots = slots;
   duals.numJoints = J;
   iterate(midB, endB, statesB, lambdaB, duals);
-  for (size_t r = 0; r < rows.size(); ++r)
+  for (size_t r = 0; r < s.rows.size(); ++r)
     EXPECT_TRUE(bitIdentical(std::vector<Vec3>{contactOut[r]},
                              std::vector<Vec3>{statesAfterFirst[r].lambda}))
         << "row " << r;
@@ -317,7 +304,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
   };
   EXPECT_TRUE(sameBits(midA, midB));
   EXPECT_TRUE(sameBits(endA, endB));
-  for (size_t r = 0; r < rows.size(); ++r)
+  for (size_t r = 0; r < s.rows.size(); ++r)
     EXPECT_TRUE(
         bitIdentical(std::vector<Vec3>{statesA[r].lambda}, std::vector<Vec3>{statesB[r].lambda}))
         << "row " << r;
