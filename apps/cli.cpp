@@ -43,6 +43,20 @@ CLI::Validator positiveNumber() {
       "POSITIVE");
 }
 
+/// A finite number >= 0 (0 allowed: it switches a feature off).
+CLI::Validator nonNegativeNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(value) &&
+            value >= 0.0 && value <= 3.4e38)
+          return {};
+        return "must be zero or a positive number, not '" + text + "'";
+      },
+      "NON-NEGATIVE");
+}
+
 }  // namespace
 
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -81,10 +95,12 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd->add_option("--scene-option", run.sceneOptions,
                      "scene setting KEY=VALUE, repeatable (e.g. cable_pile layers=4; `weft scenes` "
                      "lists each scene's)");
-  runCmd->add_option("--reuse-slack", run.reuseSlack,
-                     "cloth self-contact: keep the candidate lists while no particle moved more "
-                     "than this since they were found (scene length units; 0: build them at every "
-                     "detection; default: the scene's)");
+  runCmd
+      ->add_option("--reuse-slack", run.reuseSlack,
+                   "cloth self-contact: keep the candidate lists while no particle moved more "
+                   "than this since they were found (scene length units; 0: build them at every "
+                   "detection; default: the scene's)")
+      ->check(nonNegativeNumber());
   runCmd->add_flag("--debug-launches", run.debugLaunches,
                    "synchronize and log every kernel launch (also WEFT_DEBUG_LAUNCHES=1)");
   runCmd->add_flag("!--no-graph", run.useGraphs, "launch substeps directly, without CUDA graphs");

@@ -279,14 +279,12 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (format != FrameFormat::None) checkOutputFolder(options.outDir, "--out");
   const size_t deviceBytes = device->isCuda() ? device->gpu().totalMemoryBytes : 0;
   checkSceneFits(scene, sceneOptions, availableHostMemory(), deviceBytes);
+  if (options.reuseSlack >= 0.0f && (scene.cable || !scene.solver.selfContact.enabled))
+    throw Error("--reuse-slack: " + scene.name + " has no cloth self-contact");
   if (scene.cable)
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
   SolverOptions solverOptions = scene.solver;
-  if (options.reuseSlack >= 0.0f) {
-    if (!solverOptions.selfContact.enabled)
-      throw Error("--reuse-slack: " + scene.name + " has no self-contact");
-    solverOptions.selfContact.reuseSlack = options.reuseSlack;
-  }
+  if (options.reuseSlack >= 0.0f) solverOptions.selfContact.reuseSlack = options.reuseSlack;
   const ModelDesc desc = scene.build(sceneOptions);
   if (!options.meshPath.empty())  // a mesh's size is known once it is read
     checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc.numParticles(), false,

@@ -206,6 +206,13 @@ TEST_F(BadInput, SceneOptionsAreCheckedBeforeBuilding) {
                  {"cells=1", "from 2 to"});
   expectRejected({"run", "cable_bundle_hysteresis", "--device", "cpu", "--scene-option", "dahl=2"},
                  {"dahl must be 0 (off) or 1 (on)"});
+  // The list reuse slack: cloth self-contact scenes only, never negative.
+  expectRejected({"run", "cable_pile", "--device", "cpu", "--reuse-slack", "0.001"},
+                 {"--reuse-slack", "cable_pile has no cloth self-contact"});
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--reuse-slack", "0.001"},
+                 {"cloth_hanging has no cloth self-contact"});
+  expectRejected({"run", "cloth_twist", "--device", "cpu", "--reuse-slack", "-1"},
+                 {"must be zero or a positive number, not '-1'"});
   // Within each option's range, but far too large together: refused at once, not bad_alloc.
   expectRejected(pile({"layers=10000", "lanes=10000"}),
                  {"4000000000 bodies", "32-bit", "choose a smaller size"});
