@@ -1,5 +1,7 @@
 #include "scenes/scene_runner.h"
 
+#include <algorithm>
+
 #include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
 
@@ -33,6 +35,15 @@ class ClothRunner final : public SceneRunner {
   int elementCount() const override { return desc_.numParticles(); }
   int iterations() const override { return scene_.solver.iterations; }
   int substepsPerFrame() const override { return sim_.substepsPerFrame(); }
+  std::vector<std::string> regrowths() const override { return sim_.contactReport().regrowths; }
+  void carryCapacitiesInto(Scene& scene) const override {
+    const Simulation::ContactReport& r = sim_.contactReport();
+    SelfContactOptions& sc = scene.solver.selfContact;
+    if (!sc.enabled) return;
+    sc.vertexTriangleCapacity = std::max(sc.vertexTriangleCapacity, r.vertexTriangleCapacity);
+    sc.edgeEdgeCapacity = std::max(sc.edgeEdgeCapacity, r.edgeEdgeCapacity);
+    sc.triangleVertexCapacity = std::max(sc.triangleVertexCapacity, r.triangleVertexCapacity);
+  }
 
  private:
   const Scene& scene_;
@@ -56,6 +67,15 @@ class CableRunner final : public SceneRunner {
   int elementCount() const override { return desc_.numBodies(); }
   int iterations() const override { return scene_.rigidSolver.iterations; }
   int substepsPerFrame() const override { return sim_.substepsPerFrame(); }
+  std::vector<std::string> regrowths() const override { return sim_.contactReport().regrowths; }
+  void carryCapacitiesInto(Scene& scene) const override {
+    const RigidSimulation::ContactReport& r = sim_.contactReport();
+    RigidSolverOptions& o = scene.rigidSolver;
+    const int shapes = std::max(desc_.numShapes(), 1);
+    // The rows are max(256, contactCapacity x shapes) (solver/rigid_model.cpp).
+    o.contactCapacity = std::max(o.contactCapacity, (r.rowCapacity + shapes - 1) / shapes);
+    o.pairCapacity = std::max(o.pairCapacity, r.pairCapacity);
+  }
 
  private:
   const Scene& scene_;

@@ -40,6 +40,11 @@ class SceneRunner {
   virtual int elementCount() const = 0;  // particles or bodies
   virtual int iterations() const = 0;
   virtual int substepsPerFrame() const = 0;
+  /// What grew so far ("frame 12: vertex-triangle 16 -> 40 (frame run again)"), oldest first.
+  virtual std::vector<std::string> regrowths() const = 0;
+  /// Raises `scene`'s initial contact capacities to what this run has grown to, so that a run of
+  /// that scene over the same frames never grows (nor reallocates what a DeviceSnapshot holds).
+  virtual void carryCapacitiesInto(Scene& scene) const = 0;
 };
 
 /// Builds `scene` with `options` and its simulation on `device`.

@@ -288,7 +288,16 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
     const Scene& scene = findScene(s.scene);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 0, 3);
     device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
-    std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
+    // A first run goes through the frames the verification times, so that the scene it then
+    // snapshots starts with the contact capacities those frames need: a list that grew inside
+    // them would reallocate buffers the snapshot holds. (Capacities change no result.)
+    Scene sized = scene;
+    {
+      std::unique_ptr<SceneRunner> probe = makeSceneRunner(device, scene);
+      for (int f = 0; f < s.measurementFrame + options.endToEndFrames; ++f) probe->advanceFrame();
+      probe->carryCapacitiesInto(sized);
+    }
+    std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, sized);
     for (int f = 0; f < s.measurementFrame; ++f) sim->advanceFrame();
     const DeviceSnapshot measurement(device);
 

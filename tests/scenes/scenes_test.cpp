@@ -1,7 +1,8 @@
 // The scene library: every scene builds with its expected counts and a valid coloring, names
 // resolve (aliases too), cloth_hanging runs to its default length on the CPU passing its checks,
 // cloth_fold's size option scales the sheet, and its 200 × 200 stress case runs on CUDA free of
-// self-intersections in every frame.
+// self-intersections in every frame; a run's grown contact capacities carried into the scene let a
+// second run over the same frames grow nothing (what the tuner's verification relies on).
 #include "scenes/scene.h"
 
 #include <gmock/gmock.h>
@@ -12,6 +13,7 @@
 
 #include "kernels/runtime/errors.h"
 #include "scene_test_support.h"
+#include "scenes/scene_runner.h"
 #include "solver/coloring.h"
 #include "solver/simulation.h"
 #include "test_support.h"
@@ -101,6 +103,36 @@ TEST(Scenes, ClothHangingRunsToItsDefaultLengthAndPassesItsChecks) {
   const auto x = sim.positions(), v = sim.velocities();
   for (const CheckResult& c : scene.checks({desc, x, v, scene.defaultFrames}))
     EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
+}
+
+/// Runs `scene` for `frames` frames from tiny contact capacities, carries what it grew into a
+/// copy, and runs that copy over the same frames: it must grow nothing.
+void expectCarriedCapacitiesGrowNothing(Scene tiny, const SceneOptions& options, int frames) {
+  auto cpu = test::openCpu();
+  Scene sized = tiny;
+  std::unique_ptr<SceneRunner> first = makeSceneRunner(*cpu, tiny, options);
+  for (int f = 0; f < frames; ++f) first->advanceFrame();
+  ASSERT_FALSE(first->regrowths().empty()) << "the first run should have grown something";
+  first->carryCapacitiesInto(sized);
+  std::unique_ptr<SceneRunner> second = makeSceneRunner(*cpu, sized, options);
+  for (int f = 0; f < frames; ++f) second->advanceFrame();
+  const std::vector<std::string> grew = second->regrowths();
+  EXPECT_TRUE(grew.empty()) << tiny.name << ": " << (grew.empty() ? "" : grew.front());
+}
+
+TEST(SceneRunner, CarriedCapacitiesLetASecondRunGrowNothing) {
+  Scene fold = findScene("cloth_fold");
+  fold.solver.selfContact.vertexTriangleCapacity = 1;
+  fold.solver.selfContact.edgeEdgeCapacity = 1;
+  fold.solver.selfContact.triangleVertexCapacity = 1;
+  expectCarriedCapacitiesGrowNothing(fold, {}, 25);
+  Scene pile = findScene("cable_pile");
+  pile.rigidSolver.contactCapacity = 1;
+  pile.rigidSolver.pairCapacity = 1;
+  SceneOptions small;
+  small.values["layers"] = "2";
+  small.values["lanes"] = "2";
+  expectCarriedCapacitiesGrowNothing(pile, small, 20);
 }
 
 }  // namespace
