@@ -29,32 +29,28 @@ CLI::Validator wholeNumber(long long lo, long long hi) {
       "INT in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 
-/// A finite number above zero.
-CLI::Validator positiveNumber() {
+/// A finite number above 0, or (`zeroAllowed`) at least 0.
+CLI::Validator numberFrom(bool zeroAllowed) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [zeroAllowed](std::string& text) -> std::string {
         char* end = nullptr;
         const double value = std::strtod(text.c_str(), &end);
         if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(value) &&
-            value > 0.0 && value <= 3.4e38)
+            (zeroAllowed ? value >= 0.0 : value > 0.0) && value <= 3.4e38)
           return {};
-        return "must be a positive number, not '" + text + "'";
+        return std::string(zeroAllowed ? "must be zero or a positive number"
+                                       : "must be a positive number") +
+               ", not '" + text + "'";
       },
-      "POSITIVE");
+      zeroAllowed ? "NON-NEGATIVE" : "POSITIVE");
 }
 
-/// A finite number >= 0 (0 allowed: it switches a feature off).
+CLI::Validator positiveNumber() {
+  return numberFrom(false);
+}
+/// 0 allowed: it switches a feature off.
 CLI::Validator nonNegativeNumber() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        char* end = nullptr;
-        const double value = std::strtod(text.c_str(), &end);
-        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(value) &&
-            value >= 0.0 && value <= 3.4e38)
-          return {};
-        return "must be zero or a positive number, not '" + text + "'";
-      },
-      "NON-NEGATIVE");
+  return numberFrom(true);
 }
 
 }  // namespace

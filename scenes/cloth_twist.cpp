@@ -145,11 +145,6 @@ Scene makeClothTwistScene() {
   o.selfContact.restExclusion = 0.0f;
   o.selfContact.bvhRebuildInterval = 10;
   o.selfContact.reuseSlack = 0.0035f;  // docs/PERFORMANCE.md: the slack sweep
-  // Lists found at 3.5 + 2 × 3.5 mm hold up to 42 triangles per vertex and 78 edges per edge in
-  // the default run: start with room for them (they still grow on demand beyond).
-  o.selfContact.vertexTriangleCapacity = 64;
-  o.selfContact.edgeEdgeCapacity = 128;
-  o.selfContact.triangleVertexCapacity = 64;
   scene.build = buildClothTwist;
   scene.checks = checkClothTwist;
   return scene;
