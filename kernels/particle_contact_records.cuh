@@ -15,7 +15,7 @@
 //
 // A record is two ints: `partner` and `code` = kind << 28 | id, with kind 0..2 = v is corner
 // `kind` of triangle id and partner the vertex near it; kind 3 = v's own vertex–triangle pair with
-// triangle partner (id unused); kind 4, 5 = v is endpoint kind − 4 of edge id, partner the other
+// triangle partner (id = v); kind 4, 5 = v is endpoint kind − 4 of edge id, partner the other
 // edge. Lists that overflowed contribute what they stored (the frame is then run again).
 #pragma once
 
@@ -27,7 +27,7 @@ namespace weft {
 
 struct ContactRecord {
   int partner;  // vertex (kinds 0..2), triangle (kind 3) or other edge (kinds 4, 5)
-  int code;     // kind << 28 | triangle or own edge id
+  int code;     // kind << 28 | id: the triangle (0..2), v (3) or the own edge (4, 5)
 
   static constexpr int kKindShift = 28;  // kinds 0..5 stay below the sign bit
   static constexpr int kIdMask = (1 << kKindShift) - 1;
@@ -56,7 +56,7 @@ struct ParticleContactLists {
   template <class Emit>
   WEFT_HD void forEach(int v, Emit&& emit) const {
     for (int j = 0, n = stored(vertexTriangles, v); j < n; ++j)
-      emit(ContactRecord::make(3, 0, vertexTriangles.items[v * vertexTriangles.capacity + j]));
+      emit(ContactRecord::make(3, v, vertexTriangles.items[v * vertexTriangles.capacity + j]));
     for (int a = triangleOffsets[v]; a < triangleOffsets[v + 1]; a += 2) {
       const int t = triangleEntries[a], slot = triangleEntries[a + 1];
       for (int j = 0, n = stored(triangleVertices, t); j < n; ++j)

@@ -98,6 +98,70 @@ WEFT_HD inline Vec3 robustEdgeEdgeNormal(const Vec3& p1, const Vec3& q1, const V
   return lengthSquared(bridge) > 0.0f ? normalizeOrZero(bridge) : Vec3{0.0f, 0.0f, 1.0f};
 }
 
+/// Which pairs can truncate at all. A stencil vertex is truncated only if it reaches the pair's
+/// plane, and the plane lies at λg from the base side and (1 − λ)g from the tip side (g = |m|,
+/// λ ∈ [0.05, 0.95] split in proportion to the sides' approaches δ_base, δ_tip): with λ unclamped
+/// either side reaches it only if δ_base + δ_tip ≥ g, and with λ clamped the side that moves
+/// reaches it only if it alone moves ≥ 0.95g. So a pair can truncate only if δ_base + δ_tip ≥
+/// 0.95g, and δ ≤ the longest displacement of the side. The checks below use a lower bound of g
+/// that costs a few dot products (the full evaluation's closest points and plane cost ~10×
+/// more) and a margin for rounding (kMayTruncateShare = 0.8 instead of 0.95): a pair that fails
+/// them returns factor 1 for all four vertices, so skipping it changes nothing
+/// (`PlanarTruncation.PairsThatCannotTruncateAreSkipped` checks it on random pairs).
+inline constexpr float kMayTruncateShare = 0.8f;
+
+namespace detail {
+
+/// The two sides' longest displacements summed (an upper bound of δ_base + δ_tip).
+WEFT_HD inline float sidesReach(float base2, float tip2) {
+  return sqrtf(base2) + sqrtf(tip2);
+}
+
+/// reach < share · h / sqrt(n2), without the division (false when n2 or h is 0).
+WEFT_HD inline bool reachesLessThanBound(float reach, float h, float n2) {
+  return reach * reach * n2 < kMayTruncateShare * kMayTruncateShare * h * h;
+}
+
+}  // namespace detail
+
+/// False if the vertex–triangle pair (v; a, b, c) provably leaves every factor at 1: the sides
+/// move less than 0.8 × the vertex's distance from the triangle's plane (a lower bound of its
+/// distance from the triangle).
+WEFT_HD inline bool vertexTriangleMayTruncate(const Vec3& pv, const Vec3& pa, const Vec3& pb,
+                                              const Vec3& pc, const Vec3& dv, const Vec3& da,
+                                              const Vec3& db, const Vec3& dc) {
+  const float reach = detail::sidesReach(
+      fmaxf(fmaxf(lengthSquared(da), lengthSquared(db)), lengthSquared(dc)), lengthSquared(dv));
+  if (reach == 0.0f) return false;  // nothing moved: no vertex reaches the plane
+  const Vec3 normal = cross(pb - pa, pc - pa);
+  return !detail::reachesLessThanBound(reach, dot(normal, pv - pa), lengthSquared(normal));
+}
+
+/// False if the edge–edge pair (p1, q1; p2, q2) provably leaves every factor at 1: the sides move
+/// less than 0.8 × a lower bound of the edges' distance, the larger of the distance of their
+/// lines (edges more than ~0.01 rad from parallel, where it is well conditioned) and the gap of
+/// their projections on the direction between their midpoints, made perpendicular to e1 (a
+/// separating axis: exact for parallel edges side by side).
+WEFT_HD inline bool edgeEdgeMayTruncate(const Vec3& p1, const Vec3& q1, const Vec3& p2,
+                                        const Vec3& q2, const Vec3& dp1, const Vec3& dq1,
+                                        const Vec3& dp2, const Vec3& dq2) {
+  const float reach = detail::sidesReach(fmaxf(lengthSquared(dp2), lengthSquared(dq2)),
+                                         fmaxf(lengthSquared(dp1), lengthSquared(dq1)));
+  if (reach == 0.0f) return false;
+  const Vec3 e1 = q1 - p1, e2 = q2 - p2;
+  const float l1 = lengthSquared(e1), l2 = lengthSquared(e2);
+  // The evaluation takes an edge this short as its first endpoint: no bound then.
+  if (!(l1 > kTruncationEdgeEpsilon && l2 > kTruncationEdgeEpsilon)) return true;
+  const Vec3 c = cross(e1, e2);
+  const float c2 = lengthSquared(c);
+  if (c2 > 1e-4f * l1 * l2 && detail::reachesLessThanBound(reach, dot(c, p2 - p1), c2))
+    return false;
+  const Vec3 w = 0.5f * ((p2 + q2) - (p1 + q1));
+  const Vec3 u = w - (dot(w, e1) / l1) * e1;
+  const float gap = fminf(dot(u, p2), dot(u, q2)) - fmaxf(dot(u, p1), dot(u, q1));
+  return !(gap > 0.0f && detail::reachesLessThanBound(reach, gap, lengthSquared(u)));
+}
+
 /// Truncation of the vertex–triangle pair (v; a, b, c): result slots 0, 1, 2 = a, b, c and
 /// 3 = v. p* are the positions at the last detection, d* the displacements accumulated since;
 /// relaxation γ (0.85), parallelEpsilon the |n·Δ| below which a vertex is not truncated (1e-5).

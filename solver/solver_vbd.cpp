@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "kernels/accumulate_self_contact_force_and_hessian.cuh"
-#include "kernels/apply_planar_truncation_parallel_by_collision.cuh"
+#include "kernels/apply_planar_truncation.cuh"
 #include "kernels/apply_truncation_ts.cuh"
 #include "kernels/forward_step.cuh"
 #include "kernels/generate_particle_shape_contacts.cuh"
@@ -14,6 +14,17 @@
 #include "kernels/update_velocity.cuh"
 
 namespace weft {
+
+namespace {
+
+/// Threads of the per-pair truncation, per particle: they stride over the records, whose count
+/// only the device knows (~100 per particle in the contact-heavy scenes). Measured on the H100
+/// (docs/PERFORMANCE.md, "The truncation, one thread per pair"): 64 was the fastest of 8 ... 1024
+/// on all four cloth scenes; one thread per record slot of the buffer was slower, idle threads
+/// cost as much as a second pass.
+constexpr int kTruncationThreadsPerParticle = 64;
+
+}  // namespace
 
 std::string_view StepProfile::stageName(int stage) {
   static constexpr std::string_view kNames[kNumStages] = {"kinematics",
@@ -198,13 +209,17 @@ void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
                              nullptr, scratch.displacements.data(), state.positions.data()});
     return;
   }
-  SelfContactDetector& detector = *scratch.selfContact;
-  launchGroup(
-      device_, model_.numParticles + model_.numEdges,
-      ApplyPlanarTruncationParallelByCollision{
-          model_.numParticles, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
-          scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
-          detector.vertexTriangles(), detector.edgeEdges(), scratch.truncation.data()});
+  // One thread per pair, over the records of the last detection (the solver's detector always
+  // writes them: the model carries the vertex adjacency).
+  const SelfContactDetector& detector = *scratch.selfContact;
+  const int threads = int(std::min<long long>(
+      static_cast<long long>(kTruncationThreadsPerParticle) * model_.numParticles, 1 << 30));
+  launch(device_, threads,
+         ApplyPlanarTruncationByRecord{threads, sc.relaxation, sc.edgeParallelEpsilon,
+                                       scratch.anchors.data(), scratch.displacements.data(),
+                                       model_.triangles.data(), model_.edges.data(),
+                                       detector.particleRecordOffsets() + model_.numParticles,
+                                       detector.particleRecords(), scratch.truncation.data()});
   // The isotropic clamp keeps pairs that were farther apart than the margin (so undetected)
   // from closing that gap within one detection window.
   launch(device_, model_.numParticles,

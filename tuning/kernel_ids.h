@@ -58,12 +58,13 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(sort_triangle_colliding_vertices, Elementwise)                                               \
   /* whether the lists may be kept: particles within the slack since they were found (new) */  \
   X(measure_list_drift, Elementwise)                                                             \
-  /* self-contact forces and the penetration-free truncation (reference names) */                \
+  /* self-contact forces (reference name) */                                                     \
   X(accumulate_self_contact_force_and_hessian, Tile)                                             \
   /* each particle's self-contact pairs as one list, once per detection (new) */                \
   X(count_particle_self_contacts, Elementwise)                                                   \
   X(write_particle_self_contacts, Elementwise)                                                   \
-  X(apply_planar_truncation_parallel_by_collision, Group)                                        \
+  /* the penetration-free truncation over those records, one thread per pair (new) */           \
+  X(apply_planar_truncation_by_record, Elementwise)                                              \
   /* rigid contacts: shape boxes, body-body lists (reference names); LBVH pairs, */              \
   /* partner lists kept while shapes stay in their boxes, analytic narrow phase, lists (new) */ \
   X(compute_shape_aabbs, Elementwise)                                                            \

@@ -298,8 +298,6 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
     case KernelId::vertex_triangle_collision_detection_cooperative:
     case KernelId::edge_colliding_edges_detection_cooperative:
       return 32;  // a warp per query: groups sharing a warp would diverge from each other
-    case KernelId::apply_planar_truncation_parallel_by_collision:
-      return 8;  // lanes per primitive (the reference uses 4 threads)
     case KernelId::solve_rigid_body_tile:
     case KernelId::solve_rigid_body_tile_folding_duals:
       return 32;  // one round for a body's parts (inertia, joints, up to 16 contact runs)

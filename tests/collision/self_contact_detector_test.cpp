@@ -307,7 +307,7 @@ void expectRecordsInGatherOrder(const Device& device) {
   size_t total = 0;
   for (int v = 0; v < n; ++v) {
     std::vector<std::array<int, 3>> expected;  // (kind, id, partner)
-    for (int t : vt[size_t(v)]) expected.push_back({3, 0, t});
+    for (int t : vt[size_t(v)]) expected.push_back({3, v, t});
     const auto& a = d.adjacency;
     for (int k = a.triangleOffsets[size_t(v)]; k < a.triangleOffsets[size_t(v) + 1]; k += 2)
       for (int u : tv[size_t(a.triangleEntries[size_t(k)])])

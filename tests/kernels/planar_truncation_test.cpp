@@ -236,6 +236,75 @@ TEST(PlanarTruncation, SeparatingPairsAreNotTruncated) {
     }
 }
 
+bool mayTruncate(const Case& c) {
+  const auto& p = c.p;
+  const auto& d = c.delta;
+  if (c.kind == PairKind::VertexTriangle)
+    return vertexTriangleMayTruncate(toFloat(p[3]), toFloat(p[0]), toFloat(p[1]), toFloat(p[2]),
+                                     toFloat(d[3]), toFloat(d[0]), toFloat(d[1]), toFloat(d[2]));
+  return edgeEdgeMayTruncate(toFloat(p[0]), toFloat(p[1]), toFloat(p[2]), toFloat(p[3]),
+                             toFloat(d[0]), toFloat(d[1]), toFloat(d[2]), toFloat(d[3]));
+}
+
+/// Two edges of length L ∈ [0.01, 0.1] at most 1e-3 rad from parallel (a tenth exactly parallel),
+/// side by side at a gap of 0.02–0.5 L, shifted along their length by up to L; no displacements.
+Case nearlyParallelEdges(Random& rng) {
+  const double length = rng.uniform(0.01, 0.1);
+  const Vec3d direction = rng.unit(), side = rng.unitPerpendicular(direction);
+  const double angle = rng.uniform(0, 1) < 0.1 ? 0.0 : rng.uniform(-1e-3, 1e-3);
+  const Vec3d tilted = (direction + angle * rng.unitPerpendicular(direction)).normalized();
+  const Vec3d p1 = rng.vec(-1, 1);
+  const Vec3d p2 =
+      p1 + rng.uniform(0.02, 0.5) * length * side + rng.uniform(-1, 1) * length * direction;
+  Case c{PairKind::EdgeEdge,
+         {roundToFloat(p1), roundToFloat(p1 + length * direction), roundToFloat(p2),
+          roundToFloat(p2 + length * tilted)},
+         {}};
+  for (Vec3d& d : c.delta) d.setZero();
+  return c;
+}
+
+TEST(PlanarTruncation, PairsThatCannotTruncateAreSkipped) {
+  // The kernels skip a pair when the check says it cannot truncate; that must change nothing:
+  // every factor of a skipped pair is exactly 1. Random pairs with displacements from 1 % to twice
+  // the gap, and nearly parallel edges; the check must also skip nearly all pairs that move less
+  // than a tenth of their gap, or it would save nothing.
+  Random rng;
+  TRACE_SEED(rng);
+  for (const PairKind kind : {PairKind::VertexTriangle, PairKind::EdgeEdge})
+    for (const bool parallel : {false, true}) {
+      if (parallel && kind == PairKind::VertexTriangle) continue;
+      int skipped = 0, slow = 0, slowSkipped = 0;
+      for (int trial = 0; trial < 20000; ++trial) {
+        Case c = parallel ? nearlyParallelEdges(rng) : randomCase(rng, kind);
+        const double gap = referencePlane(c).gap;
+        if (parallel)
+          for (Vec3d& d : c.delta) d = rng.unit() * gap * rng.uniform(0, 1);
+        const double scale = std::pow(10.0, rng.uniform(-2.0, 0.3));
+        double reach[2] = {0, 0};  // longest displacement of each side
+        for (int j = 0; j < 4; ++j) {
+          c.delta[size_t(j)] = roundToFloat(scale * c.delta[size_t(j)]);
+          double& r = reach[onTipSide(kind, j)];
+          r = std::max(r, c.delta[size_t(j)].norm());
+        }
+        const bool isSlow = reach[0] + reach[1] < 0.1 * gap;
+        slow += isSlow;
+        if (mayTruncate(c)) continue;
+        ++skipped;
+        slowSkipped += isSlow;
+        const PairTruncation t = evaluate(c);
+        for (int j = 0; j < 4; ++j)
+          ASSERT_EQ(t.t[j], 1.0f) << "trial " << trial << ", vertex " << j << ", parallel "
+                                  << parallel;
+      }
+      SCOPED_TRACE(::testing::Message()
+                   << (kind == PairKind::EdgeEdge ? "edge-edge" : "vertex-triangle")
+                   << (parallel ? ", nearly parallel" : ""));
+      EXPECT_GT(skipped, 1000);
+      EXPECT_GT(slowSkipped, 0.9 * slow) << slow << " slow pairs";
+    }
+}
+
 TEST(PlanarTruncation, EdgePairGivesTheSameFactorsFromEitherSide) {
   Random rng;
   TRACE_SEED(rng);

@@ -274,8 +274,8 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
         KernelId::edge_colliding_edges_detection_cooperative,
         KernelId::collect_triangle_colliding_vertices, KernelId::sort_triangle_colliding_vertices,
         KernelId::solve_elasticity_self_contact_tile, KernelId::count_particle_self_contacts,
-        KernelId::write_particle_self_contacts,
-        KernelId::apply_planar_truncation_parallel_by_collision, KernelId::apply_truncation_ts})
+        KernelId::write_particle_self_contacts, KernelId::apply_planar_truncation_by_record,
+        KernelId::apply_truncation_ts})
     for (int size : launchSizes(id)) expectSameOrCannotLaunch(id, size, o);
   // Kept lists: every kernel of the detection reads the device's decision, which must not depend
   // on the launch size either.
