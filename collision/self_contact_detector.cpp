@@ -170,6 +170,7 @@ void SelfContactDetector::detect(const Vec3* positions, bool mayKeepLists) {
                          topology_.edges,
                          topology_.edgeFilterOffsets,
                          topology_.edgeFilterValues,
+                         topology_.quietEdges,
                          edgeEdges(),
                          status(),
                          onlyIf};

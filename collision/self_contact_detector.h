@@ -4,7 +4,8 @@
 //
 // detect() refits both trees to the current positions and rebuilds the three lists:
 //   vertex → triangles   (each vertex's nearby triangles, in BVH preorder)
-//   edge → edges         (each edge's nearby edges; every pair appears in both edges' lists)
+//   edge → edges         (each edge's nearby edges; every pair appears in both edges' lists,
+//                         except that quiet edges (held; topology.quietEdges) list nothing)
 //   triangle → vertices  (the transpose of the first, sorted by vertex id)
 // It allocates nothing and reads nothing back, so it can run inside a captured CUDA graph.
 // Each list primitive owns `capacity` slots; kernels always write the true count and raise the
@@ -45,6 +46,9 @@ struct SelfContactTopology {
   const int* vertexFilterValues = nullptr;
   const int* edgeFilterOffsets = nullptr;  // (numEdges + 1)
   const int* edgeFilterValues = nullptr;
+  // (numEdges) 1: the edge queries nothing and its list stays empty (held edges whose pairs are
+  // all in other edges' lists: solver/contact_filter.h, quietEdges), or null (every edge queries).
+  const unsigned char* quietEdges = nullptr;
   // Vertex adjacency for the per-particle records (all four null: no records are written).
   const int* triangleOffsets = nullptr;  // (numParticles + 1) vertex → (triangle, slot) pairs
   const int* triangleEntries = nullptr;

@@ -167,7 +167,8 @@ struct EdgeEdgeQuery {
   const Int4* __restrict__ edges;          // (numEdges) (o0, o1, v0, v1); the segment is v0–v1
   const int* __restrict__ filterOffsets;   // (numEdges + 1)
   const int* __restrict__ filterValues;    //   sorted excluded edge ids
-  CandidateLists out;                      // per edge: edge ids
+  const unsigned char* __restrict__ quietEdges;  // (numEdges) 1: queries nothing, or null
+  CandidateLists out;                            // per edge: edge ids
   ContactStatus* __restrict__ status;
   const int* __restrict__ onlyIf = nullptr;  // as VertexTriangleQuery::onlyIf
 
@@ -206,9 +207,17 @@ struct EdgeEdgeQuery {
     if (count > 0) atomicAddInt(&status->totalPairs, count);
   }
 
+  /// Whether edge e looks for its neighbours (quiet edges do not: held, their pairs are in the
+  /// lists of the edges that move).
+  WEFT_HD bool queries(int e) const { return !quietEdges || !quietEdges[e]; }
+
   template <class Traverse>
   WEFT_HD void run(int e, Traverse&& traverse) const {
     if (keepsLists()) return;
+    if (!queries(e)) {
+      record(e, 0);
+      return;
+    }
     const Int4 a = edges[e];
     const Vec3 p1 = positions[a.z], q1 = positions[a.w];
     Vec3 lower, upper;
@@ -281,6 +290,10 @@ struct EdgeCollidingEdgesDetectionCooperative {
   template <class Group>
   WEFT_HD void operator()(const Group& g, int e) const {
     if (query.keepsLists()) return;
+    if (!query.queries(e)) {
+      if (g.rank() == 0) query.record(e, 0);
+      return;
+    }
     const CandidateLists& out = query.out;
     const Int4 a = query.edges[e];
     const Vec3 p1 = query.positions[a.z], q1 = query.positions[a.w];

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "kernels/runtime/errors.h"
 #include "solver/adjacency.h"
 
 namespace weft {
@@ -138,6 +140,36 @@ ContactFilter buildContactFilter(const ModelDesc& desc, int threshold) {
     filter.edgeEdgeOffsets[size_t(e) + 1] = int(filter.edgeEdges.size());
   }
   return filter;
+}
+
+std::vector<unsigned char> quietEdges(const ModelDesc& desc, const ContactFilter& filter,
+                                      const std::vector<bool>& held) {
+  const size_t numEdges = desc.edges.size();
+  if (held.size() != desc.positions.size())
+    throw Error("quietEdges: got " + std::to_string(held.size()) + " held flags for " +
+                std::to_string(desc.positions.size()) + " particles");
+  if (filter.edgeEdgeOffsets.size() != numEdges + 1)
+    throw Error("quietEdges: the filter was built for another mesh");
+  std::vector<unsigned char> quiet(numEdges);
+  for (size_t e = 0; e < numEdges; ++e)
+    quiet[e] = held[size_t(desc.edges[e].z)] && held[size_t(desc.edges[e].w)];
+  auto row = [&](size_t e) {
+    return std::pair{filter.edgeEdges.begin() + filter.edgeEdgeOffsets[e],
+                     filter.edgeEdges.begin() + filter.edgeEdgeOffsets[e + 1]};
+  };
+  // A moving edge f that excludes a held edge e which does not exclude f: only e's list has the
+  // pair, so e keeps querying.
+  for (size_t f = 0; f < numEdges; ++f) {
+    if (quiet[f]) continue;
+    const auto [begin, end] = row(f);
+    for (auto it = begin; it != end; ++it) {
+      const size_t e = size_t(*it);
+      if (!quiet[e]) continue;
+      const auto [eBegin, eEnd] = row(e);
+      if (!std::binary_search(eBegin, eEnd, int(f))) quiet[e] = 0;
+    }
+  }
+  return quiet;
 }
 
 }  // namespace weft

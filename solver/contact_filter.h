@@ -39,4 +39,13 @@ struct ContactFilter {
 /// element of `desc` names a particle that does not exist.
 ContactFilter buildContactFilter(const ModelDesc& desc, int threshold);
 
+/// Edges that need not look for their neighbours (1) among the edges of `desc`: both endpoints
+/// held (`held[v]`), and every pair such an edge has with an edge that moves is in the moving
+/// edge's own list. Edge–edge pairs come in both edges' lists, so the held edge's list adds
+/// nothing, except where the filter rows are not symmetric (the moving edge excludes the held
+/// one, the held one does not exclude it): then the held edge's list holds a pair no other list
+/// does, and it keeps querying.
+std::vector<unsigned char> quietEdges(const ModelDesc& desc, const ContactFilter& filter,
+                                      const std::vector<bool>& held);
+
 }  // namespace weft

@@ -138,6 +138,9 @@ Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& o
     vertexFilterValues = DeviceBuffer<int>(device, filter.vertexTriangles);
     edgeFilterOffsets = DeviceBuffer<int>(device, filter.edgeEdgeOffsets);
     edgeFilterValues = DeviceBuffer<int>(device, filter.edgeEdges);
+    std::vector<bool> held(invMass.size());
+    for (size_t i = 0; i < held.size(); ++i) held[i] = invMass[i] == 0.0f;
+    quietEdges = DeviceBuffer<unsigned char>(device, weft::quietEdges(desc, filter, held));
   }
 
   // Coloring
@@ -222,6 +225,7 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
   topology.vertexFilterValues = model.vertexFilterValues.data();
   topology.edgeFilterOffsets = model.edgeFilterOffsets.data();
   topology.edgeFilterValues = model.edgeFilterValues.data();
+  topology.quietEdges = model.quietEdges.data();
   topology.triangleOffsets = model.triangleOffsets.data();
   topology.triangleEntries = model.triangleEntries.data();
   topology.edgeOffsets = model.edgeOffsets.data();

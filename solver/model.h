@@ -101,6 +101,9 @@ class Model {
   DeviceBuffer<int> vertexFilterValues;   //   sorted triangle ids per vertex
   DeviceBuffer<int> edgeFilterOffsets;    // (numEdges + 1)
   DeviceBuffer<int> edgeFilterValues;     //   sorted edge ids per edge
+  // (numEdges) 1: held edges whose pairs are all in the lists of the edges that move; they query
+  // nothing (solver/contact_filter.h, quietEdges)
+  DeviceBuffer<unsigned char> quietEdges;
 
   // Coloring: colorOffsets stays on the host (the color loop is host-side); particle ids per
   // color live on the device.

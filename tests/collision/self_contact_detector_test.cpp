@@ -2,6 +2,7 @@
 // rest-shape exclusion, worlds), for both traversals and both backends; overflow is counted
 // exactly and grown lists then hold everything; the triangle lists are the sorted transpose; the
 // three traversals give the same lists in the same order (on CUDA for every lanes-per-query);
+// quiet (held) edges query nothing, and their pairs stay in the lists of the edges that move;
 // kept lists (a reuse slack) hold every pair within the margin while no particle moved past the
 // slack, and are built again as soon as one did.
 #include "collision/self_contact_detector.h"
@@ -29,8 +30,9 @@ constexpr DetectionTraversal kTraversals[] = {DetectionTraversal::Cooperative,
                                               DetectionTraversal::SharedStack};
 
 struct Mesh {
-  ModelDesc desc;             // topology and rest shape (flat grid)
-  std::vector<Vec3> current;  // crumpled configuration
+  ModelDesc desc;                         // topology and rest shape (flat grid)
+  std::vector<Vec3> current;              // crumpled configuration
+  std::vector<unsigned char> quietEdges;  // (numEdges) 1: queries nothing, or empty (none)
 };
 
 /// A grid folded over on itself and jittered: many vertex–triangle and edge–edge candidates.
@@ -92,6 +94,7 @@ void bruteForce(const Mesh& m, const Settings& s, Lists& vt, Lists& ee, Lists& t
   }
   ee.assign(d.numEdges(), {});
   for (int e = 0; e < d.numEdges(); ++e) {
+    if (!m.quietEdges.empty() && m.quietEdges[size_t(e)]) continue;  // queries nothing
     const Int4 a = d.edges[e];
     for (int f = 0; f < d.numEdges(); ++f) {
       const Int4 b = d.edges[f];
@@ -126,7 +129,8 @@ struct Fixture {
         triangleOffsets(device, m.desc.adjacency.triangleOffsets),
         triangleEntries(device, m.desc.adjacency.triangleEntries),
         edgeOffsets(device, m.desc.adjacency.edgeOffsets),
-        edgeEntries(device, m.desc.adjacency.edgeEntries) {
+        edgeEntries(device, m.desc.adjacency.edgeEntries),
+        quietEdges(device, m.quietEdges) {
     SelfContactTopology t;
     t.numParticles = m.desc.numParticles();
     t.numTriangles = m.desc.numTriangles();
@@ -139,6 +143,7 @@ struct Fixture {
     t.vertexFilterValues = vValues.data();
     t.edgeFilterOffsets = eOffsets.data();
     t.edgeFilterValues = eValues.data();
+    t.quietEdges = m.quietEdges.empty() ? nullptr : quietEdges.data();
     t.triangleOffsets = triangleOffsets.data();
     t.triangleEntries = triangleEntries.data();
     t.edgeOffsets = edgeOffsets.data();
@@ -172,6 +177,7 @@ struct Fixture {
   DeviceBuffer<Vec3> rest, current;
   DeviceBuffer<int> worlds, vOffsets, vValues, eOffsets, eValues;
   DeviceBuffer<int> triangleOffsets, triangleEntries, edgeOffsets, edgeEntries;
+  DeviceBuffer<unsigned char> quietEdges;
   std::unique_ptr<SelfContactDetector> detector;
 };
 
@@ -220,6 +226,37 @@ void runBruteForceCases(const Device& device) {
   for (int i = 0; i < worlds.desc.numParticles(); ++i)
     worlds.desc.worlds.push_back(int(rng() % 3) - 1);
   expectMatchesBruteForce(device, worlds, {0.05f, 0.0f, 2, DetectionTraversal::Cooperative, 64});
+  // Quiet edges (held: here those of the fold's lower layer, less the few whose pairs an
+  // asymmetric filter row leaves in their list alone) query nothing; every pair they have with an
+  // edge that moves is in that edge's list.
+  Mesh held = mesh;
+  std::vector<bool> heldParticles;
+  for (const Vec3& p : held.desc.positions) heldParticles.push_back(p.x < 0.5f);
+  held.quietEdges = quietEdges(held.desc, buildContactFilter(held.desc, 2), heldParticles);
+  int heldButQuerying = 0;
+  for (size_t e = 0; e < held.quietEdges.size(); ++e)
+    heldButQuerying += heldParticles[size_t(held.desc.edges[e].z)] &&
+                       heldParticles[size_t(held.desc.edges[e].w)] && !held.quietEdges[e];
+  EXPECT_GT(heldButQuerying, 0) << "the fold should have asymmetric filter rows";
+  for (DetectionTraversal traversal : kTraversals) {
+    SCOPED_TRACE(std::string("quiet edges, ") + traversalName(traversal));
+    expectMatchesBruteForce(device, held, {0.05f, 0.0f, 2, traversal, 64});
+  }
+  Lists vt, ee, tv, heldEe;
+  bruteForce(mesh, {}, vt, ee, tv);
+  bruteForce(held, {}, vt, heldEe, tv);
+  int heldPairs = 0;
+  for (size_t e = 0; e < ee.size(); ++e) {
+    if (!held.quietEdges[e]) continue;
+    EXPECT_TRUE(heldEe[e].empty());
+    for (int f : ee[e]) {
+      if (held.quietEdges[size_t(f)]) continue;
+      ++heldPairs;
+      EXPECT_TRUE(std::count(heldEe[size_t(f)].begin(), heldEe[size_t(f)].end(), int(e)))
+          << "edge " << f << " lost its pair with quiet edge " << e;
+    }
+  }
+  EXPECT_GT(heldPairs, 20) << "the quiet edges should meet moving ones";
 }
 
 TEST(SelfContactDetector, CandidatesEqualBruteForceOnCpu) {
