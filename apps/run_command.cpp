@@ -32,6 +32,12 @@
 namespace weft {
 namespace {
 
+/// Candidate pairs one list build found, averaged over the last frame's builds (0 without any).
+long long lastFramePairsPerBuild(const Simulation::ContactReport& contacts) {
+  const ContactStatus& last = contacts.lastFrame;
+  return last.listBuilds > 0 ? static_cast<long long>(last.totalPairs) / last.listBuilds : 0;
+}
+
 double median(std::vector<double> values) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
@@ -392,6 +398,9 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
           << "; queries at margin + 2 x that, "
           << solverOptions.selfContact.margin + 2.0f * solverOptions.selfContact.reuseSlack << ")";
     out << "\n";
+    out << "  pairs         " << lastFramePairsPerBuild(contacts)
+        << " candidate pairs per list build in the last frame (vertex-triangle, plus edge-edge "
+           "from both edges)\n";
     for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
   }
   if (options.profile && profile.substeps > 0) {
@@ -443,6 +452,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                            {"capacity_triangle_vertex", contacts.triangleVertexCapacity},
                            {"detections", contacts.detections},
                            {"list_builds", contacts.listBuilds},
+                           {"last_frame_pairs_per_build", lastFramePairsPerBuild(contacts)},
                            {"reuse_slack", solverOptions.selfContact.reuseSlack},
                            {"regrowths", contacts.regrowths}};
     }
