@@ -104,6 +104,12 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "time every solver stage (synchronizes after each; launches without graphs)");
   runCmd->add_flag("--intersections-every-frame", run.intersectionsEveryFrame,
                    "count mesh self-intersections after every frame, not only the last");
+  runCmd->add_flag("--convergence", run.convergence,
+                   "cable scenes: record every iteration's largest body step (how far each "
+                   "Gauss-Seidel sweep still moves the poses) for every substep, into the output "
+                   "and the summary");
+  runCmd->add_option("--convergence-plot", run.convergencePlot,
+                     "cable scenes: also draw the record as an SVG chart (implies --convergence)");
 
   InfoOptions info;
   CLI::App* infoCmd = app.add_subcommand("info", "backend, GPU and the launch table in effect");

@@ -33,6 +33,8 @@ struct RunOptions {
   bool intersectionsEveryFrame = false;  // count self-intersections after every frame
   bool profile = false;      // time every stage (synchronizes per stage; implies no graphs)
   float reuseSlack = -1.0f;  // --reuse-slack: self-contact list reuse slack (< 0: the scene's)
+  bool convergence = false;  // --convergence: record every iteration's largest body step (cables)
+  std::string convergencePlot;  // --convergence-plot FILE.svg (implies --convergence)
 };
 int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err);
 

@@ -17,6 +17,7 @@
 
 #include "apps/commands.h"
 #include "apps/common.h"
+#include "apps/convergence_report.h"
 #include "apps/frame_writer.h"
 #include "apps/interrupt.h"
 #include "apps/progress.h"
@@ -48,6 +49,13 @@ double median(std::vector<double> values) {
 std::string formatFixed(double value, int digits) {
   char buffer[64];
   std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+  return buffer;
+}
+
+/// A value in 3 significant digits (1.23e-04).
+std::string formatShort(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2e", value);
   return buffer;
 }
 
@@ -139,7 +147,10 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   if (options.intersectionsEveryFrame)
     throw Error("--intersections-every-frame is for cloth scenes");
   const RigidDesc desc = scene.buildRigid(sceneOptions);
-  RigidSimulation sim(device, desc, scene.rigidSolver, 1.0 / scene.fps, scene.substeps,
+  RigidSolverOptions solverOptions = scene.rigidSolver;
+  const bool recordsConvergence = options.convergence || !options.convergencePlot.empty();
+  solverOptions.recordConvergence = recordsConvergence;
+  RigidSimulation sim(device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
                       options.useGraphs);
   std::unique_ptr<RigidFrameWriter> writer =
       makeRigidFrameWriter(format, options.outDir, scene.name, desc, scene.fps);
@@ -221,6 +232,25 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       << " broad-phase partners per shape; partner lists built in " << contacts.pairListBuilds
       << " of " << contacts.detections << " detections\n";
   for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
+  const RigidSimulation::ConvergenceReport& convergence = sim.convergenceReport();
+  const ConvergenceSummary steps = summarizeConvergence(convergence);
+  if (recordsConvergence) {
+    out << "  convergence   largest body step per iteration, median over " << steps.substeps
+        << " substeps:\n";
+    auto row = [&](const char* label, const std::vector<double>& values, const char* unit) {
+      out << "                " << label;
+      for (size_t i = 0; i < values.size(); ++i) out << (i ? ", " : " ") << formatShort(values[i]);
+      out << " " << unit << "\n";
+    };
+    row("|dx|    ", steps.medianTranslation, "m");
+    row("|dtheta|", steps.medianRotation, "rad");
+    if (!options.convergencePlot.empty()) {
+      writeFileAtomically(options.convergencePlot,
+                          convergenceSvg(scene.name + ": convergence of the rigid solve", steps),
+                          "convergence plot");
+      out << "                plot " << options.convergencePlot << "\n";
+    }
+  }
   printChecks(out, checks);
   if (writer)
     for (const std::string& f : writer->files()) out << "  output        " << f << "\n";
@@ -244,6 +274,23 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
         {"row_capacity", contacts.rowCapacity}, {"largest_partners", contacts.largestPartners},
         {"detections", contacts.detections},    {"pair_list_builds", contacts.pairListBuilds},
         {"regrowths", contacts.regrowths}};
+    if (recordsConvergence) {
+      // Per substep of the run (frames in order), one value per iteration.
+      const size_t n = size_t(convergence.iterations);
+      nlohmann::json translation = nlohmann::json::array(), rotation = nlohmann::json::array();
+      for (size_t s = 0; s * n < convergence.translation.size(); ++s) {
+        translation.push_back(std::vector<float>(convergence.translation.begin() + s * n,
+                                                 convergence.translation.begin() + (s + 1) * n));
+        rotation.push_back(std::vector<float>(convergence.rotation.begin() + s * n,
+                                              convergence.rotation.begin() + (s + 1) * n));
+      }
+      j["convergence"] = {{"iterations", convergence.iterations},
+                          {"substeps", steps.substeps},
+                          {"median_translation_step_m", steps.medianTranslation},
+                          {"median_rotation_step_rad", steps.medianRotation},
+                          {"translation_step_m", translation},
+                          {"rotation_step_rad", rotation}};
+    }
     j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
     writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
     out << "  summary       " << options.summaryPath << "\n";
@@ -287,6 +334,10 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   checkSceneFits(scene, sceneOptions, availableHostMemory(), deviceBytes);
   if (options.reuseSlack >= 0.0f && (scene.cable || !scene.solver.selfContact.enabled))
     throw Error("--reuse-slack: " + scene.name + " has no cloth self-contact");
+  checkOutputFile(options.convergencePlot, "--convergence-plot");
+  if ((options.convergence || !options.convergencePlot.empty()) && !scene.cable)
+    throw Error("--convergence is for cable scenes (it records the rigid solver's body steps); " +
+                scene.name + " is a cloth scene");
   if (scene.cable)
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
   SolverOptions solverOptions = scene.solver;

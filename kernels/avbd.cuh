@@ -52,6 +52,7 @@
 #include "kernels/rigid_body.h"
 #include "kernels/rigid_contact.h"
 #include "kernels/rod_joint.h"
+#include "kernels/runtime/atomics.h"
 #include "kernels/runtime/platform.h"
 #include "tuning/kernel_ids.h"
 
@@ -365,6 +366,9 @@ struct SolveRigidBodyTileT {
   float h, frictionEpsilon, contactAlpha;
   int bodyItems = 0;  // this color's bodies; folding, items from here on are dual-step batches
   FoldedDuals duals;  // where the multipliers come from (and, folding, go)
+  float* __restrict__ largestStep = nullptr;  // (2) or null: atomic max of the color's |Δx| [m]
+                                              // and |Δθ| [rad] (convergence, read-only of the
+                                              // solve: order-independent, so deterministic)
 
   int maxParts() const { return 1 + maxJointsPerBody + kContactParts; }
   /// Items of the launch: the color's bodies, then (folding) the dual-step batches.
@@ -479,6 +483,10 @@ struct SolveRigidBodyTileT {
     Vec3 dx, dtheta;
     solveBodyBlock(block, dx, dtheta);
     poses.updated[b] = applyIncrement(pose, bodies.com[b], dx, dtheta);
+    if (largestStep) {
+      atomicMaxNonNegativeFloat(&largestStep[0], length(dx));
+      atomicMaxNonNegativeFloat(&largestStep[1], length(dtheta));
+    }
   }
 };
 

@@ -54,6 +54,9 @@ struct RigidSolverOptions {
   bool stickyContacts = false;       // matched penetrating rows keep their previous anchors
   float matchDistance = 5e-4f;       // [m] contact_matching_pos_threshold
   float matchNormalDot = 0.995f;     // contact_matching_normal_dot_threshold
+  bool recordConvergence = false;    // record every iteration's largest body step (the
+                                     // block-Newton increments |Δx|, |Δθ|; RigidSimulation's
+                                     // convergence report): an atomic per body and color
 
   /// Throws weft::Error naming the first invalid field.
   void validate() const;
@@ -132,6 +135,9 @@ struct RigidScratch {
   // its new λ to [i % 2]; the last dual step writes jointLambda and contactState's λ again.
   DeviceBuffer<RodMultipliers> jointLambdaIterates[2];  // (numJoints)
   DeviceBuffer<Vec3> contactLambdaIterates[2];          // (rowCapacity)
+  // With recordConvergence: per substep of a frame and iteration, the largest |Δx| [m] and
+  // |Δθ| [rad] of any body ((substeps × iterations × 2), allocated by RigidSimulation).
+  DeviceBuffer<float> iterationSteps;
 
   std::unique_ptr<RigidContactDetector> detector;  // null when the model has no pair to test
   int rowCapacity = 0;

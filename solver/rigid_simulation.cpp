@@ -49,6 +49,12 @@ RigidSimulation::RigidSimulation(const Device& device, const RigidDesc& desc,
     carried_.emplace_back(Carried{[](S& s) { return range(s.scratch_.previousState); }, {}});
   }
   allocateSaved();
+  if (options.recordConvergence) {
+    convergence_.iterations = options.iterations;
+    convergence_.substepsPerFrame = substeps_;
+    scratch_.iterationSteps =
+        DeviceBuffer<float>(device_, 2 * size_t(substeps_) * size_t(options.iterations));
+  }
 }
 
 void RigidSimulation::allocateSaved() {
@@ -63,6 +69,7 @@ void RigidSimulation::runFrameBody() {
     }
     scratch_.detector->resetStatus();
   }
+  if (!scratch_.iterationSteps.empty()) scratch_.iterationSteps.zero();
   for (int s = 0; s < substeps_; ++s) solver_.step(state_, scratch_, s);
 }
 
@@ -106,6 +113,13 @@ void RigidSimulation::advanceFrame() {
     contactReport_.pairCapacity = detector.pairCapacity();
     contactReport_.detections += substeps_ / solver_.options().collideInterval;
     contactReport_.pairListBuilds += status.pairListBuilds;
+  }
+  if (!scratch_.iterationSteps.empty()) {
+    const std::vector<float> steps = scratch_.iterationSteps.download();
+    for (size_t i = 0; i + 1 < steps.size(); i += 2) {
+      convergence_.translation.push_back(steps[i]);
+      convergence_.rotation.push_back(steps[i + 1]);
+    }
   }
   ++frames_;
 }

@@ -9,7 +9,9 @@
 // (poses, velocities, counter, start poses, joint multipliers, Dahl state, the previous
 // detection) and zeroing the contact status; after it the host reads the status (a few bytes),
 // and if the broad-phase partner lists or the contact rows overflowed, the saved state comes
-// back, the buffers grow, the graph is captured again and the frame runs again. Every frame
+// back, the buffers grow, the graph is captured again and the frame runs again. With
+// recordConvergence the frame also zeroes its record of each iteration's largest body step and
+// the host reads it after the frame (convergenceReport()). Every frame
 // begins with a detection (collideInterval must divide the substeps), so the current rows never
 // need to carry over.
 #pragma once
@@ -63,6 +65,16 @@ class RigidSimulation {
   };
   const ContactReport& contactReport() const { return contactReport_; }
 
+  /// Convergence over the run (RigidSolverOptions::recordConvergence): for every substep of every
+  /// frame kept and every iteration, the largest block-Newton step of any body, i.e. how far the
+  /// iteration still moved the poses (zero at a converged solve).
+  struct ConvergenceReport {
+    int iterations = 0, substepsPerFrame = 0;
+    std::vector<float> translation;  // (frames × substeps × iterations) largest |Δx| [m]
+    std::vector<float> rotation;     // (frames × substeps × iterations) largest |Δθ| [rad]
+  };
+  const ConvergenceReport& convergenceReport() const { return convergence_; }
+
   const Device& device() const { return device_; }
   const RigidModel& model() const { return model_; }
   RigidState& state() { return state_; }
@@ -92,6 +104,7 @@ class RigidSimulation {
   long long frames_ = 0;
   std::vector<Carried> carried_;
   ContactReport contactReport_;
+  ConvergenceReport convergence_;
 };
 
 }  // namespace weft

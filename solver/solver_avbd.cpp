@@ -20,7 +20,7 @@ void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFra
   const bool fresh = scratch.detector && substepInFrame % options_.collideInterval == 0;
   if (fresh) detect(state, scratch, substepInFrame == 0);
   beginStep(state, scratch, fresh);
-  for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch, it);
+  for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch, it, substepInFrame);
   finishStep(state, scratch);
   if (scratch.detector && matching() && (substepInFrame + 1) % options_.collideInterval == 0)
     saveDetection(scratch);
@@ -102,7 +102,8 @@ Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, in
   return iteration % 2 == 0 ? state.poses.data() : scratch.iteratePoses.data();
 }
 
-void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration) const {
+void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration,
+                         int substepInFrame) const {
   const float h = float(dt_);
   const RigidBodiesDevice bodies = model_.bodiesView();
   const RigidJointsDevice joints = model_.jointsView();
@@ -128,6 +129,11 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
       duals.rowSlots = scratch.rowCapacity;
     }
   }
+  // Convergence (recordConvergence): this iteration's slot of the frame's record.
+  float* largestStep = nullptr;
+  const size_t slot =
+      2 * (size_t(substepInFrame) * size_t(options_.iterations) + size_t(iteration));
+  if (slot + 2 <= scratch.iterationSteps.size()) largestStep = scratch.iterationSteps.data() + slot;
   for (int c = 0; c < model_.numColors; ++c) {
     const int first = model_.colorOffsets[size_t(c)];
     const int count = model_.colorOffsets[size_t(c) + 1] - first;
@@ -147,7 +153,8 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 options_.frictionEpsilon,
                 options_.contactAlpha,
                 count,
-                duals};
+                duals,
+                largestStep};
       launchTile(device_, kernel.items(), kernel);
     };
     if (folding && c == 0) {

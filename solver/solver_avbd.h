@@ -17,6 +17,7 @@
 //                              before (FoldedDuals)
 //     update_rigid_duals     contact and joint duals (Jacobi, after all colors); folded: only
 //                            after the last iteration
+//     (recordConvergence: every body's step raises the iteration's largest |Δx| and |Δθ|)
 //   finish_rigid_step        BDF1 velocities, start pose of the next step, counter, Dahl state
 //   [save the detection]     rows, midpoints and λ for the next detection's matching
 //
@@ -47,7 +48,7 @@ class SolverAVBD {
  private:
   void detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const;
   void beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const;
-  void iterate(RigidState& state, RigidScratch& scratch, int iteration) const;
+  void iterate(RigidState& state, RigidScratch& scratch, int iteration, int substepInFrame) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;
   void saveDetection(RigidScratch& scratch) const;
   /// The pose buffer iteration `iteration` starts from (the state's poses for even ones).

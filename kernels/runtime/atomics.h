@@ -45,6 +45,19 @@ WEFT_HD inline void atomicMaxUnsigned(unsigned* address, unsigned value) {
   atomicMaxIntegral(address, value);
 }
 
+/// *address = max(*address, value) for non-negative floats (whose bit patterns order like ints).
+WEFT_HD inline void atomicMaxNonNegativeFloat(float* address, float value) {
+#if WEFT_DEVICE_PASS
+  atomicMax(reinterpret_cast<int*>(address), __float_as_int(value));
+#else
+  std::atomic_ref<int> a(*reinterpret_cast<int*>(address));
+  const int bits = std::bit_cast<int>(value);
+  int current = a.load(std::memory_order_relaxed);
+  while (bits > current && !a.compare_exchange_weak(current, bits, std::memory_order_relaxed)) {
+  }
+#endif
+}
+
 /// *address = min(*address, value) for non-negative floats (whose bit patterns order like ints).
 WEFT_HD inline void atomicMinNonNegativeFloat(float* address, float value) {
 #if WEFT_DEVICE_PASS

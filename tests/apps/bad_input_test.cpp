@@ -207,6 +207,10 @@ TEST_F(BadInput, SceneOptionsAreCheckedBeforeBuilding) {
   expectRejected({"run", "cable_bundle_hysteresis", "--device", "cpu", "--scene-option", "dahl=2"},
                  {"dahl must be 0 (off) or 1 (on)"});
   // The list reuse slack: cloth self-contact scenes only, never negative.
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--convergence"},
+                 {"--convergence is for cable scenes", "cloth_hanging is a cloth scene"});
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--convergence-plot", "c.svg"},
+                 {"--convergence is for cable scenes"});
   expectRejected({"run", "cable_pile", "--device", "cpu", "--reuse-slack", "0.001"},
                  {"--reuse-slack", "cable_pile has no cloth self-contact"});
   expectRejected({"run", "cloth_hanging", "--device", "cpu", "--reuse-slack", "0.001"},

@@ -92,6 +92,43 @@ TEST_F(CliTest, RunCableSceneWritesBodyPosesAndSummary) {
   EXPECT_THAT(usda, HasSubstr("timeSamples"));
 }
 
+TEST_F(CliTest, ConvergenceRecordsEveryIterationOfEverySubstep) {
+  const CliResult r =
+      cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "2", "--format", "none",
+           "--convergence-plot", path("plots/convergence.svg"), "--summary", path("summary.json")});
+  EXPECT_EQ(r.code, kExitOk) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("convergence   largest body step per iteration, median over 40 "
+                               "substeps"));
+  const auto c = nlohmann::json::parse(readFile(path("summary.json")))["convergence"];
+  EXPECT_EQ(c["iterations"], 5);
+  ASSERT_EQ(c["translation_step_m"].size(), 40u);  // 2 frames x 20 substeps
+  ASSERT_EQ(c["rotation_step_rad"].size(), 40u);
+  ASSERT_EQ(c["median_translation_step_m"].size(), 5u);
+  for (const auto& substep : c["translation_step_m"]) {
+    ASSERT_EQ(substep.size(), 5u);
+    for (const auto& v : substep) EXPECT_GE(v.get<double>(), 0.0);
+  }
+  // The sweeps move the hanging cable less and less within a substep.
+  const auto& median = c["median_translation_step_m"];
+  EXPECT_GT(median[0].get<double>(), 0.0);
+  EXPECT_LT(median[4].get<double>(), median[0].get<double>());
+  // The plot: both series, five points each.
+  const std::string svg = readFile(path("plots/convergence.svg"));
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  EXPECT_THAT(svg, HasSubstr("cable_y_junction: convergence of the rigid solve"));
+  EXPECT_THAT(svg, HasSubstr("over 40 substeps"));
+  size_t points = 0;
+  for (size_t at = svg.find("<circle"); at != std::string::npos; at = svg.find("<circle", at + 1))
+    ++points;
+  EXPECT_EQ(points, 10u);
+  // Without the flag the summary has no record; for a cloth scene the flag is refused.
+  EXPECT_EQ(cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "1", "--format", "none",
+                 "--summary", path("plain.json")})
+                .code,
+            kExitOk);
+  EXPECT_FALSE(nlohmann::json::parse(readFile(path("plain.json"))).contains("convergence"));
+}
+
 TEST_F(CliTest, SceneOptionsAreCheckedAndApplied) {
   CliResult r = cli({"run", "cable_pile", "--device", "cpu", "--frames", "1", "--format", "none",
                      "--scene-option", "layers=1", "--scene-option", "lanes=2"});

@@ -368,6 +368,65 @@ TEST(SolverAvbd, FoldedDualStepsChangeNothing) {
   EXPECT_TRUE(bitIdentical(runPile(*cpu, folded, 8), runPile(*cpu, separate, 8)));
 }
 
+// The convergence record: each iteration's largest body step is what the poses moved by (with
+// one iteration: the largest distance of a centre of mass from the inertial prediction, the first
+// iterate), recording changes nothing, and on a hanging chain the steps shrink from sweep to sweep.
+RigidDesc hangingChain() {
+  CableBuilder b;
+  RodStiffness k;
+  k.stretchStiffness = 1e4f;
+  k.bendStiffness = 5.0f;
+  const RodIds rod = addStraightCable(b, 12, 0.05f, 0.005f, 1.0f, k);
+  RigidDesc desc = b.finalize();
+  BodyDesc& top = desc.bodies[size_t(rod.bodies[0])];
+  top.kinematic = true;
+  top.mass = 0.0f;
+  top.motion.pose0 = top.pose;
+  return desc;
+}
+
+TEST(SolverAvbd, ConvergenceRecordIsTheLargestBodyStepOfEachIteration) {
+  auto cpu = test::openCpu();
+  RigidSolverOptions o;
+  o.iterations = 1;
+  o.recordConvergence = true;
+  const RigidDesc desc = hangingChain();
+  RigidSimulation sim(*cpu, desc, o, 1.0 / 60.0, 1);
+  for (int f = 0; f < 4; ++f) sim.advanceFrame();
+  // One substep of one iteration: each body moves once, from the inertial prediction.
+  const std::vector<Transform> predicted = sim.scratch().inertialPoses.download();
+  const std::vector<Transform> after = sim.poses();
+  float largest = 0.0f;
+  for (size_t b = 0; b < after.size(); ++b) {
+    const Vec3 com = desc.bodies[b].com;
+    largest = std::max(largest,
+                       length(transformPoint(after[b], com) - transformPoint(predicted[b], com)));
+  }
+  const RigidSimulation::ConvergenceReport& r = sim.convergenceReport();
+  ASSERT_EQ(r.translation.size(), 4u);  // 4 frames x 1 substep x 1 iteration
+  EXPECT_NEAR(r.translation.back(), largest, 1e-6f + 1e-4f * largest);
+  EXPECT_GT(r.rotation.back(), 0.0f);
+
+  // Recording changes nothing.
+  RigidSolverOptions plain = o, recorded = o;
+  plain.iterations = recorded.iterations = 8;
+  plain.recordConvergence = false;
+  RigidSimulation a(*cpu, hangingChain(), plain, 1.0 / 60.0, 4);
+  RigidSimulation c(*cpu, hangingChain(), recorded, 1.0 / 60.0, 4);
+  for (int f = 0; f < 5; ++f) {
+    a.advanceFrame();
+    c.advanceFrame();
+  }
+  EXPECT_TRUE(bitIdentical(a.poses(), c.poses()));
+  EXPECT_TRUE(a.convergenceReport().translation.empty());
+  // 5 frames x 4 substeps x 8 iterations; the later sweeps move the chain less.
+  const std::vector<float>& t = c.convergenceReport().translation;
+  ASSERT_EQ(t.size(), 160u);
+  int shrinking = 0;
+  for (size_t s = 0; s < 20; ++s) shrinking += t[s * 8 + 7] < 0.5f * t[s * 8];
+  EXPECT_GE(shrinking, 18) << "the last sweep should move far less than the first";
+}
+
 TEST(SolverAvbd, CpuRunsAreDeterministic) {
   auto cpu = test::openCpu();
   EXPECT_TRUE(bitIdentical(runPile(*cpu, pileOptions(), 8), runPile(*cpu, pileOptions(), 8)));
@@ -420,6 +479,22 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
       }
     }
   gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
+TEST(SolverAvbd, CudaConvergenceRecordAgreesWithCpu) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  RigidSolverOptions o = pileOptions();
+  o.recordConvergence = true;
+  RigidSimulation a(*cpu, smallPile(), o, 1.0 / 60.0, 10), b(*gpu, smallPile(), o, 1.0 / 60.0, 10);
+  for (int f = 0; f < 3; ++f) {
+    a.advanceFrame();
+    b.advanceFrame();
+  }
+  const auto& x = a.convergenceReport().translation;
+  const auto& y = b.convergenceReport().translation;
+  ASSERT_EQ(x.size(), y.size());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], 1e-5f + 0.05f * x[i]) << i;
 }
 
 TEST(SolverAvbd, CudaAgreesWithCpu) {
