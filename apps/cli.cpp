@@ -68,6 +68,11 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd->add_option("scene", run.scene, "scene to run (see `weft scenes`)")->required();
   runCmd->add_option("--frames", run.frames, "frames to simulate (default: the scene's)")
       ->check(wholeNumber(1, 100000000));
+  runCmd
+      ->add_option("--iterations", run.iterations,
+                   "solver iterations per substep (default: the scene's; e.g. to see how a cable "
+                   "scene's result depends on them)")
+      ->check(wholeNumber(1, 10000));
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   runCmd->add_option("--out", run.outDir, "folder for the frames")->capture_default_str();

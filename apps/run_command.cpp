@@ -148,6 +148,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     throw Error("--intersections-every-frame is for cloth scenes");
   const RigidDesc desc = scene.buildRigid(sceneOptions);
   RigidSolverOptions solverOptions = scene.rigidSolver;
+  if (options.iterations > 0) solverOptions.iterations = options.iterations;
   const bool recordsConvergence = options.convergence || !options.convergencePlot.empty();
   solverOptions.recordConvergence = recordsConvergence;
   RigidSimulation sim(device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
@@ -222,7 +223,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       << desc.numShapes() << " shapes, " << sim.model().numColors << " colors"
       << (sim.model().hasDahl ? ", Dahl friction on" : "") << "\n";
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
-      << scene.rigidSolver.iterations << " iterations at " << scene.fps << " fps, in "
+      << solverOptions.iterations << " iterations at " << scene.fps << " fps, in "
       << formatFixed(wallSeconds, 2) << " s wall\n";
   out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
       << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
@@ -259,7 +260,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
     j["scene_options"] = sceneOptions.values;
-    j["iterations"] = scene.rigidSolver.iterations;
+    j["iterations"] = solverOptions.iterations;
     j["bodies"] = desc.numBodies();
     j["joints"] = desc.numJoints();
     j["shapes"] = desc.numShapes();
@@ -342,6 +343,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
   SolverOptions solverOptions = scene.solver;
   if (options.reuseSlack >= 0.0f) solverOptions.selfContact.reuseSlack = options.reuseSlack;
+  if (options.iterations > 0) solverOptions.iterations = options.iterations;
   const ModelDesc desc = scene.build(sceneOptions);
   if (!options.meshPath.empty())  // a mesh's size is known once it is read
     checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc.numParticles(), false,
@@ -423,7 +425,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       << desc.shapes.size() << " shapes\n";
   for (const std::string& w : desc.warnings) out << "  warning       " << w << "\n";
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
-      << scene.solver.iterations << " iterations at " << scene.fps << " fps, in "
+      << solverOptions.iterations << " iterations at " << scene.fps << " fps, in "
       << formatFixed(wallSeconds, 2) << " s wall\n";
   out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
       << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
@@ -480,7 +482,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
 
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);
-    j["iterations"] = scene.solver.iterations;
+    j["iterations"] = solverOptions.iterations;
     j["particles"] = desc.numParticles();
     j["triangles"] = desc.numTriangles();
     j["edges"] = desc.numEdges();

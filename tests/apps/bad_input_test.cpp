@@ -207,6 +207,8 @@ TEST_F(BadInput, SceneOptionsAreCheckedBeforeBuilding) {
   expectRejected({"run", "cable_bundle_hysteresis", "--device", "cpu", "--scene-option", "dahl=2"},
                  {"dahl must be 0 (off) or 1 (on)"});
   // The list reuse slack: cloth self-contact scenes only, never negative.
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--iterations", "0"},
+                 {"--iterations"});
   expectRejected({"run", "cloth_hanging", "--device", "cpu", "--convergence"},
                  {"--convergence is for cable scenes", "cloth_hanging is a cloth scene"});
   expectRejected({"run", "cloth_hanging", "--device", "cpu", "--convergence-plot", "c.svg"},

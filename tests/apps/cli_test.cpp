@@ -127,6 +127,15 @@ TEST_F(CliTest, ConvergenceRecordsEveryIterationOfEverySubstep) {
                 .code,
             kExitOk);
   EXPECT_FALSE(nlohmann::json::parse(readFile(path("plain.json"))).contains("convergence"));
+  // --iterations overrides the scene's count, for the record too.
+  const CliResult more =
+      cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "1", "--format", "none",
+           "--iterations", "12", "--convergence", "--summary", path("more.json")});
+  EXPECT_EQ(more.code, kExitOk) << more.out << more.err;
+  EXPECT_THAT(more.out, HasSubstr("x 12 iterations"));
+  const auto m = nlohmann::json::parse(readFile(path("more.json")));
+  EXPECT_EQ(m["iterations"], 12);
+  EXPECT_EQ(m["convergence"]["translation_step_m"][0].size(), 12u);
 }
 
 TEST_F(CliTest, SceneOptionsAreCheckedAndApplied) {
