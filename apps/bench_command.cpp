@@ -86,12 +86,6 @@ nlohmann::json toJson(const BenchResult& r) {
   return j;
 }
 
-std::string fixed(double v, int digits) {
-  char b[64];
-  std::snprintf(b, sizeof(b), "%.*f", digits, v);
-  return b;
-}
-
 /// docs/BENCHMARKS.md, generated from the results.
 std::string markdown(const nlohmann::json& all) {
   std::ostringstream md;
@@ -106,7 +100,7 @@ std::string markdown(const nlohmann::json& all) {
      << "| date | " << all["date"].get<std::string>() << " |\n"
      << "| commit | " << all["commit"].get<std::string>() << " |\n"
      << "| backend | " << all["backend"].get<std::string>() << " |\n"
-     << "| graph-node latency | " << fixed(all["graph_node_latency_us"].get<double>(), 2)
+     << "| graph-node latency | " << formatFixed(all["graph_node_latency_us"].get<double>(), 2)
      << " µs (median per empty kernel node in a graph of 200) |\n"
      << "| repetitions | " << all["repetitions"].get<int>() << " |\n\n";
   const bool cpu = all["backend"] == "cpu";
@@ -120,7 +114,7 @@ std::string markdown(const nlohmann::json& all) {
                   (w["us_per_substep_max"].get<double>() - w["us_per_substep_min"].get<double>()) /
                   median
             : 0.0;
-    return fixed(median, 1) + " (±" + fixed(spread, 0) + "%)";
+    return formatFixed(median, 1) + " (±" + formatFixed(spread, 0) + "%)";
   };
   md << "## User-visible cost per substep (the scene's frame pipeline over a window)\n\n"
      << "A fresh run of each scene; every frame is one graph replay timed with CUDA events; the "
@@ -149,10 +143,12 @@ std::string markdown(const nlohmann::json& all) {
       const double refWindow = ref["window_us"].get<double>(), step = ref["step_us"].get<double>();
       const double target = ref["target_us"].get<double>();
       const std::string note = ref["note"].get<std::string>();
-      md << fixed(refWindow, 0) << (note.empty() ? "" : " (" + note + ")") << " | "
-         << (step > 0.0 ? fixed(step, 0) : "–") << " | ≤ " << fixed(target, 0) << " | "
-         << fixed(refWindow / mine, 2) << "× " << (refWindow >= mine ? "faster" : "slower") << " | "
-         << (mine <= target ? "met" : "not met (" + fixed(mine / target, 1) + "× over)") << " |\n";
+      md << formatFixed(refWindow, 0) << (note.empty() ? "" : " (" + note + ")") << " | "
+         << (step > 0.0 ? formatFixed(step, 0) : "–") << " | ≤ " << formatFixed(target, 0) << " | "
+         << formatFixed(refWindow / mine, 2) << "× " << (refWindow >= mine ? "faster" : "slower")
+         << " | "
+         << (mine <= target ? "met" : "not met (" + formatFixed(mine / target, 1) + "× over)")
+         << " |\n";
     } else {
       md << "– | – | – | – | – |\n";
     }
@@ -165,9 +161,9 @@ std::string markdown(const nlohmann::json& all) {
       if (s.contains("reference")) {
         const double refWindow = s["reference"]["window_us"].get<double>();
         const double mine = v["us_per_substep_median"].get<double>();
-        md << fixed(refWindow, 0) << " | – | ≤ "
-           << fixed(s["reference"]["target_us"].get<double>(), 0) << " | "
-           << fixed(refWindow / mine, 2) << "× " << (refWindow >= mine ? "faster" : "slower")
+        md << formatFixed(refWindow, 0) << " | – | ≤ "
+           << formatFixed(s["reference"]["target_us"].get<double>(), 0) << " | "
+           << formatFixed(refWindow / mine, 2) << "× " << (refWindow >= mine ? "faster" : "slower")
            << " | " << (mine <= s["reference"]["target_us"].get<double>() ? "met" : "not met")
            << " |\n";
       } else {
@@ -198,24 +194,26 @@ std::string markdown(const nlohmann::json& all) {
     const nlohmann::json* best = tuned ? tuned : def;
     md << "| " << s["scene"].get<std::string>() << " | " << s["size"].get<std::string>() << " | "
        << s["substeps"].get<int>() << " × " << s["iterations"].get<int>() << " | "
-       << (def ? fixed((*def)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
-                     fixed((*def)["us_per_substep"]["spread_percent"].get<double>(), 1) + "%)"
+       << (def ? formatFixed((*def)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
+                     formatFixed((*def)["us_per_substep"]["spread_percent"].get<double>(), 1) + "%)"
                : "–")
        << " | "
-       << (tuned ? fixed((*tuned)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
-                       fixed((*tuned)["us_per_substep"]["spread_percent"].get<double>(), 1) + "%)"
+       << (tuned ? formatFixed((*tuned)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
+                       formatFixed((*tuned)["us_per_substep"]["spread_percent"].get<double>(), 1) +
+                       "%)"
                  : "–")
        << " | "
-       << (def && tuned ? fixed((*def)["us_per_substep"]["median"].get<double>() /
-                                    (*tuned)["us_per_substep"]["median"].get<double>(),
-                                2) +
+       << (def && tuned ? formatFixed((*def)["us_per_substep"]["median"].get<double>() /
+                                          (*tuned)["us_per_substep"]["median"].get<double>(),
+                                      2) +
                               "×"
                         : "–")
-       << " | " << (best ? fixed((*best)["us_per_frame"]["median"].get<double>(), 1) : "–") << " | "
-       << (best ? std::to_string((*best)["launches_per_substep"].get<int>()) : "–") << " | "
-       << (best ? fixed((*best)["launches_per_substep"].get<int>() *
-                            all["graph_node_latency_us"].get<double>(),
-                        1)
+       << " | " << (best ? formatFixed((*best)["us_per_frame"]["median"].get<double>(), 1) : "–")
+       << " | " << (best ? std::to_string((*best)["launches_per_substep"].get<int>()) : "–")
+       << " | "
+       << (best ? formatFixed((*best)["launches_per_substep"].get<int>() *
+                                  all["graph_node_latency_us"].get<double>(),
+                              1)
                 : "–")
        << " |\n";
   }
@@ -236,7 +234,7 @@ std::string markdown(const nlohmann::json& all) {
     for (const auto& k : (*best)["breakdown"]) {
       if (shown++ == 6) break;
       md << (shown > 1 ? ", " : "") << k["kernel"].get<std::string>() << " "
-         << fixed(k["us_per_substep_isolated"].get<double>(), 0) << " µs ×"
+         << formatFixed(k["us_per_substep_isolated"].get<double>(), 0) << " µs ×"
          << k["launches_per_substep"].get<int>();
     }
     md << "\n\n";
@@ -290,8 +288,8 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
   all["scenes"] = nlohmann::json::array();
 
   out << "weft bench on " << device->describe() << " (" << options.repetitions
-      << " repetitions; graph-node latency " << fixed(all["graph_node_latency_us"].get<double>(), 2)
-      << " us)\n";
+      << " repetitions; graph-node latency "
+      << formatFixed(all["graph_node_latency_us"].get<double>(), 2) << " us)\n";
   char line[256];
   std::snprintf(line, sizeof(line), "  %-16s %-22s %14s %8s %14s %9s %9s %14s\n", "scene", "table",
                 "us/substep", "spread", "us/frame", "launches", "floor us", "window us/sub");

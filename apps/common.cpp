@@ -2,6 +2,7 @@
 
 #include <unistd.h>  // access()
 
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
@@ -86,6 +87,12 @@ std::vector<std::string> resolveSceneList(const std::string& spec, const std::st
     throw Error("no scenes to " + purpose + " in '" + spec +
                 "' (valid: cloth, cable, all, or names: " + sceneNames() + ")");
   return names;
+}
+
+std::string formatFixed(double value, int digits) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
+  return buffer;
 }
 
 std::string describeTableInUse(const TableSelection& selection) {

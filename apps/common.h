@@ -34,6 +34,9 @@ void checkOutputFile(const std::string& path, const std::string& option);
 /// The same for an output folder: a folder (or one that can be made there) that is writable.
 void checkOutputFolder(const std::string& path, const std::string& option);
 
+/// `value` with `digits` digits after the point ("%.*f").
+std::string formatFixed(double value, int digits);
+
 /// "built-in defaults" or the table's path, for summaries.
 std::string describeTableInUse(const TableSelection& selection);
 

@@ -1,5 +1,7 @@
 #include "apps/convergence_report.h"
 
+#include "apps/common.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,10 +21,8 @@ double quantile(std::vector<double> values, double q) {
   return i + 1 < values.size() ? values[i] * (1.0 - f) + values[i + 1] * f : values[i];
 }
 
-std::string number(double value, int digits = 1) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
-  return buffer;
+std::string number(double value) {
+  return formatFixed(value, 1);
 }
 
 }  // namespace

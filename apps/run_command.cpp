@@ -46,12 +46,6 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-std::string formatFixed(double value, int digits) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*f", digits, value);
-  return buffer;
-}
-
 /// A value in 3 significant digits (1.23e-04).
 std::string formatShort(double value) {
   char buffer[32];

@@ -24,7 +24,6 @@
 #include "kernels/planar_truncation.h"
 #include "kernels/runtime/atomics.h"
 #include "kernels/runtime/platform.h"
-#include "kernels/self_contact_detection.cuh"
 #include "tuning/kernel_ids.h"
 
 namespace weft {

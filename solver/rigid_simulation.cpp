@@ -51,7 +51,6 @@ RigidSimulation::RigidSimulation(const Device& device, const RigidDesc& desc,
   allocateSaved();
   if (options.recordConvergence) {
     convergence_.iterations = options.iterations;
-    convergence_.substepsPerFrame = substeps_;
     scratch_.iterationSteps =
         DeviceBuffer<float>(device_, 2 * size_t(substeps_) * size_t(options.iterations));
   }

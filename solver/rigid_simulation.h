@@ -69,7 +69,7 @@ class RigidSimulation {
   /// frame kept and every iteration, the largest block-Newton step of any body, i.e. how far the
   /// iteration still moved the poses (zero at a converged solve).
   struct ConvergenceReport {
-    int iterations = 0, substepsPerFrame = 0;
+    int iterations = 0;
     std::vector<float> translation;  // (frames × substeps × iterations) largest |Δx| [m]
     std::vector<float> rotation;     // (frames × substeps × iterations) largest |Δθ| [rad]
   };

@@ -1,5 +1,5 @@
 // Atomic operations that behave the same on both backends. Only order-independent operations are
-// offered (integer add and max, float min over non-negative values), so results
+// offered (integer add and max, float min and max over non-negative values), so results
 // stay deterministic however threads interleave.
 #pragma once
 
@@ -48,13 +48,9 @@ WEFT_HD inline void atomicMaxUnsigned(unsigned* address, unsigned value) {
 /// *address = max(*address, value) for non-negative floats (whose bit patterns order like ints).
 WEFT_HD inline void atomicMaxNonNegativeFloat(float* address, float value) {
 #if WEFT_DEVICE_PASS
-  atomicMax(reinterpret_cast<int*>(address), __float_as_int(value));
+  atomicMaxInt(reinterpret_cast<int*>(address), __float_as_int(value));
 #else
-  std::atomic_ref<int> a(*reinterpret_cast<int*>(address));
-  const int bits = std::bit_cast<int>(value);
-  int current = a.load(std::memory_order_relaxed);
-  while (bits > current && !a.compare_exchange_weak(current, bits, std::memory_order_relaxed)) {
-  }
+  atomicMaxInt(reinterpret_cast<int*>(address), std::bit_cast<int>(value));
 #endif
 }
 
