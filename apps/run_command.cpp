@@ -155,7 +155,9 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
 
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
-  int framesRun = 0;  // fewer than `frames` when a signal stopped the run
+  CableIntegrityRecord integrity;               // joint gaps and capsule overlaps, every frame
+  std::vector<std::vector<Transform>> history;  // every frame's poses, for checks of the motion
+  int framesRun = 0;                            // fewer than `frames` when a signal stopped the run
   ProgressBar progress("weft run " + scene.name, frames);
   const auto wallStart = std::chrono::steady_clock::now();
   for (int frame = 1; frame <= frames && !interruptSignal(); ++frame) {
@@ -163,6 +165,8 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     framesRun = frame;
     frameMs.push_back(sim.lastFrameMs());
     poses = sim.poses();
+    integrity.record(desc, poses, frame);
+    if (scene.rigidChecksUseHistory) history.push_back(poses);
     linear = sim.linearVelocities();
     angular = sim.angularVelocities();
     const RigidCheckInput probe{desc, poses, linear, angular, frame, frame / scene.fps};
@@ -193,8 +197,8 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
                       "body " + std::to_string(divergence->particle) +
                           " became non-finite at frame " + std::to_string(divergence->frame)});
   } else if (!signal) {
-    checks = scene.rigidChecks(
-        RigidCheckInput{desc, poses, linear, angular, frames, frames / scene.fps});
+    checks = scene.rigidChecks(RigidCheckInput{desc, poses, linear, angular, frames,
+                                               frames / scene.fps, &integrity, history});
     const RigidSimulation::ContactReport& r = sim.contactReport();
     const bool complete = r.lastFrameRows <= r.rowCapacity;
     checks.push_back({"contacts_complete", complete,
@@ -269,6 +273,11 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
         {"row_capacity", contacts.rowCapacity}, {"largest_partners", contacts.largestPartners},
         {"detections", contacts.detections},    {"pair_list_builds", contacts.pairListBuilds},
         {"regrowths", contacts.regrowths}};
+    // Per frame from frame 1 (null where nothing could be measured): the largest joint anchor
+    // gap over its joint's reference length, and the deepest capsule overlap over the pair's
+    // smaller radius (negative: apart), as the integrity checks judge them.
+    j["integrity"] = {{"joint_gap_fraction_per_frame", integrity.gapFractions()},
+                      {"overlap_fraction_per_frame", integrity.overlapFractions()}};
     if (recordsConvergence) {
       // Per substep of the run (frames in order), one value per iteration.
       const size_t n = size_t(convergence.iterations);

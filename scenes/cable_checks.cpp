@@ -7,13 +7,14 @@
 #include <string>
 #include <utility>
 
+#include "kernels/runtime/errors.h"
 #include "solver/cable_builder.h"
 
 namespace weft {
 namespace {
 
 std::string format(const char* fmt, ...) {
-  char buffer[256];
+  char buffer[512];
   va_list args;
   va_start(args, fmt);
   std::vsnprintf(buffer, sizeof(buffer), fmt, args);
@@ -93,7 +94,86 @@ CheckResult checkLowestBody(const RigidCheckInput& in, float minZ) {
           format("lowest body z = %.4g m (body %d; limit > %.4g)", lowest, body, minZ)};
 }
 
-CheckResult checkJointsNotTorn(const RigidCheckInput& in, float fraction) {
+void CableIntegrityRecord::record(const RigidDesc& desc, std::span<const Transform> poses,
+                                  long long frame) {
+  if (firstFrame < 0) firstFrame = frame;
+  gaps.push_back(largestJointGap(desc, poses));
+  overlaps.push_back(deepestCapsuleOverlap(desc, poses, kOverlapFraction));
+}
+
+namespace {
+
+float gapFraction(const JointGap& g) {
+  return g.nonFinite > 0 ? NAN : g.joint >= 0 ? g.gap / g.referenceLength : 0.0f;
+}
+
+float overlapFraction(const CapsuleOverlap& o) {
+  return o.shapeA < 0 || o.skippedNonFinite > 0 ? NAN : o.depth * kOverlapFraction / o.allowance;
+}
+
+}  // namespace
+
+std::vector<float> CableIntegrityRecord::gapFractions() const {
+  std::vector<float> out;
+  for (const JointGap& g : gaps) out.push_back(gapFraction(g));
+  return out;
+}
+
+std::vector<float> CableIntegrityRecord::overlapFractions() const {
+  std::vector<float> out;
+  for (const CapsuleOverlap& o : overlaps) out.push_back(overlapFraction(o));
+  return out;
+}
+
+namespace {
+
+/// The recorded frames from `fromFrame` on: how many were judged, how many `fails`, and the one
+/// with the largest `measure` (NaN never; -1 when no frame has a number).
+struct FrameVerdict {
+  int judged = 0, failed = 0;
+  long long worst = -1;
+  std::string frames;  // "300 frames" or "241 frames from frame 60"
+};
+
+template <class T, class Measure, class Fails>
+FrameVerdict judgeFrames(const std::vector<T>& perFrame, long long firstFrame, long long fromFrame,
+                         Measure measure, Fails fails) {
+  FrameVerdict v;
+  float worst = NAN;
+  for (size_t i = 0; i < perFrame.size(); ++i) {
+    const long long frame = firstFrame + (long long)i;
+    if (frame < fromFrame) continue;
+    ++v.judged;
+    v.failed += fails(perFrame[i]);
+    const float m = measure(perFrame[i]);
+    if (!std::isnan(m) && (v.worst < 0 || m > worst)) {
+      worst = m;
+      v.worst = frame;
+    }
+  }
+  v.frames = fromFrame > 0 ? format("%d frames from frame %lld", v.judged, fromFrame)
+                           : format("%d frames", v.judged);
+  return v;
+}
+
+}  // namespace
+
+CheckResult checkJointsNotTorn(const RigidCheckInput& in, float fraction, long long fromFrame) {
+  if (const CableIntegrityRecord* r = in.everyFrame) {
+    // A NaN fraction (non-finite anchors) fails; a frame without joints measures 0.
+    const FrameVerdict v =
+        judgeFrames(r->gaps, r->firstFrame, fromFrame, gapFraction,
+                    [&](const JointGap& g) { return !(gapFraction(g) < fraction); });
+    if (v.worst < 0 || r->gaps[size_t(v.worst - r->firstFrame)].joint < 0)
+      return {"joints_not_torn", v.failed == 0, "no joints measured in " + v.frames};
+    const JointGap& w = r->gaps[size_t(v.worst - r->firstFrame)];
+    return {"joints_not_torn", v.failed == 0,
+            format("%d of %s with a gap >= %.3g x its joint's reference length; largest anchor "
+                   "gap %.4g m at joint %d in frame %lld (limit < %.3g x its %.4g m reference "
+                   "length = %.4g m)",
+                   v.failed, v.frames.c_str(), fraction, w.gap, w.joint, v.worst, fraction,
+                   w.referenceLength, fraction * w.referenceLength)};
+  }
   const JointGap worst = largestJointGap(in.desc, in.poses);
   if (worst.nonFinite > 0)
     return {"joints_not_torn", false,
@@ -107,7 +187,30 @@ CheckResult checkJointsNotTorn(const RigidCheckInput& in, float fraction) {
                  worst.gap, worst.joint, fraction, worst.referenceLength, limit)};
 }
 
-CheckResult checkNoDeepInterpenetration(const RigidCheckInput& in, float toleranceFraction) {
+CheckResult checkNoDeepInterpenetration(const RigidCheckInput& in, float toleranceFraction,
+                                        long long fromFrame) {
+  if (const CableIntegrityRecord* r = in.everyFrame) {
+    const FrameVerdict v = judgeFrames(
+        r->overlaps, r->firstFrame, fromFrame, overlapFraction,
+        [&](const CapsuleOverlap& o) { return overlapFraction(o) > toleranceFraction; });
+    const FrameVerdict nonFinite =
+        judgeFrames(r->overlaps, r->firstFrame, fromFrame, overlapFraction,
+                    [](const CapsuleOverlap& o) { return o.skippedNonFinite > 0; });
+    std::string detail;
+    if (v.worst < 0) {
+      detail = "no capsule pairs close enough to measure in " + v.frames;
+    } else {
+      const CapsuleOverlap& w = r->overlaps[size_t(v.worst - r->firstFrame)];
+      detail = format(
+          "%d of %s with a capsule pair deeper than %.3g x the smaller radius; "
+          "deepest: frame %lld, shapes %d and %d, overlap %.4g m (limit %.4g m)",
+          v.failed, v.frames.c_str(), toleranceFraction, v.worst, w.shapeA, w.shapeB, w.depth,
+          toleranceFraction * w.allowance / kOverlapFraction);
+    }
+    if (nonFinite.failed > 0)
+      detail += format(", %d frames with non-finite poses", nonFinite.failed);
+    return {"no_deep_interpenetration", v.failed == 0 && nonFinite.failed == 0, detail};
+  }
   const CapsuleOverlap worst = deepestCapsuleOverlap(in.desc, in.poses, toleranceFraction);
   std::string detail =
       worst.shapeA < 0
@@ -122,8 +225,10 @@ CheckResult checkNoDeepInterpenetration(const RigidCheckInput& in, float toleran
   return {"no_deep_interpenetration", worst.violations == 0 && worst.skippedNonFinite == 0, detail};
 }
 
-std::vector<CheckResult> cableIntegrityChecks(const RigidCheckInput& in) {
-  return {checkJointsNotTorn(in, 0.1f), checkNoDeepInterpenetration(in, 0.5f)};
+std::vector<CheckResult> cableIntegrityChecks(const RigidCheckInput& in,
+                                              const IntegrityLimits& limits) {
+  return {checkJointsNotTorn(in, limits.jointGap, limits.fromFrame),
+          checkNoDeepInterpenetration(in, limits.overlap, limits.fromFrame)};
 }
 
 std::vector<std::vector<int>> cableBodies(const RigidDesc& desc) {

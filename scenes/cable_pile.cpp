@@ -20,8 +20,9 @@
 //
 // Final checks: the reference's test_final (finite; lowest body z > −0.5 m; highest body z <
 // layers·0.024 + 0.5 m; |velocity| < 5e2 component-wise), plus joints not torn and no deep
-// capsule interpenetration (cable_checks.h). The checks read the layer count back from the rest
-// poses (layer L's bodies rest at z = 0.3 + 0.036·L), since they see the model, not the options.
+// capsule interpenetration (cable_checks.h): in every frame, with the limits of kSettledFrame. The
+// checks read the layer count back from the rest poses (layer L's bodies rest at z = 0.3 +
+// 0.036·L), since they see the model, not the options.
 //
 // Contacts as the reference's pipeline (contact_matching="sticky", rigid_contact_history=True):
 // rows matched to the previous detection keep their anchors and warm-start their multipliers
@@ -127,10 +128,32 @@ CheckResult checkPileHeight(const RigidCheckInput& in) {
   return {"pile_height", highest < limit, detail};
 }
 
+// The integrity limits: the other cable scenes' (2% gaps, a quarter radius) once the pile has
+// settled, from frame 60 (t = 1 s); during the drop, when ten layers land on each other at up to
+// 2.4 m/s, the reference's 5 iterations leave pairs up to 0.6 radii deep and gaps up to 2.3%
+// (20 iterations: 0.44 radii; docs/CABLES.md), so the drop is held to 0.75 radii and 5%. Runs of
+// the reference's 20 frames are judged by the drop limits only.
+constexpr long long kSettledFrame = 60;
+constexpr float kDropOverlap = 0.75f;
+constexpr float kDropJointGap = 0.05f;
+
 std::vector<CheckResult> checkCablePile(const RigidCheckInput& in) {
   std::vector<CheckResult> checks = {checkBodiesFinite(in), checkLowestBody(in, -0.5f),
                                      checkPileHeight(in), checkBodyVelocities(in, 5.0e2f)};
-  for (CheckResult& c : cableIntegrityChecks(in)) checks.push_back(std::move(c));
+  if (in.everyFrame) {
+    CheckResult gaps = checkJointsNotTorn(in, kDropJointGap);
+    CheckResult overlaps = checkNoDeepInterpenetration(in, kDropOverlap);
+    gaps.name = "joints_not_torn_in_the_drop";
+    overlaps.name = "no_deep_interpenetration_in_the_drop";
+    checks.push_back(std::move(gaps));
+    checks.push_back(std::move(overlaps));
+    if (in.everyFrame->firstFrame + (long long)in.everyFrame->gaps.size() > kSettledFrame)
+      for (CheckResult& c : cableIntegrityChecks(in, {.fromFrame = kSettledFrame}))
+        checks.push_back(std::move(c));
+  } else {
+    for (CheckResult& c : cableIntegrityChecks(in, {kDropJointGap, kDropOverlap}))
+      checks.push_back(std::move(c));
+  }
   return checks;
 }
 

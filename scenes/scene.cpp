@@ -23,6 +23,7 @@ const std::vector<Scene>& allScenes() {
     list.push_back(makeCablePileScene());
     list.push_back(makeCableBundleHysteresisScene());
     list.push_back(makeCableYJunctionScene());
+    list.push_back(makeCableDahlLoopScene());
     return list;
   }();
   return scenes;

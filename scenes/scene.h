@@ -32,6 +32,8 @@ struct SceneOptions {
                                     // its garment is replaced by this transform
 };
 
+struct CableIntegrityRecord;  // scenes/cable_checks.h
+
 /// What a cable scene's final checks look at.
 struct RigidCheckInput {
   const RigidDesc& desc;
@@ -40,6 +42,12 @@ struct RigidCheckInput {
   std::span<const Vec3> angularVelocities;  // (numBodies)
   long long frames = 0;
   double seconds = 0.0;  // simulated time
+  // Every frame's joint gaps and capsule overlaps (weft run and the scene tests record one): the
+  // integrity checks then judge the worst frame of the run; null, the final state only.
+  const CableIntegrityRecord* everyFrame = nullptr;
+  // The body poses after every frame 1…frames, for scenes whose checks judge the motion
+  // (Scene::rigidChecksUseHistory); empty otherwise.
+  std::span<const std::vector<Transform>> history;
 };
 
 struct Scene {
@@ -70,6 +78,7 @@ struct Scene {
   RigidSolverOptions rigidSolver;
   std::function<RigidDesc(const SceneOptions&)> buildRigid;
   std::function<std::vector<CheckResult>(const RigidCheckInput&)> rigidChecks;
+  bool rigidChecksUseHistory = false;  // the checks read RigidCheckInput::history
   // Particles (cloth) or bodies (cable) that `options` would build, computed without building:
   // for scenes whose size is an option (cloth_fold cells, cable_pile layers/lanes, the bundle's
   // segments); null for scenes of fixed size. checkSceneFits() turns it into a memory estimate.
@@ -114,6 +123,7 @@ Scene makeCableTwistScene();
 Scene makeCablePileScene();
 Scene makeCableBundleHysteresisScene();
 Scene makeCableYJunctionScene();
+Scene makeCableDahlLoopScene();
 
 /// Reads scene option `key` as a number (the default when absent). Throws weft::Error when the
 /// value is not a number, or when `options` holds a key not in `known` (naming the valid keys).
