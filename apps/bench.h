@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/convergence_report.h"
 #include "kernels/runtime/device.h"
 
 namespace weft {
@@ -69,6 +70,12 @@ struct BenchOptions {
 /// launch policy on `device`: µs per substep, median and spread over the window's frames.
 WindowTiming timeWindow(Device& device, const std::string& sceneName,
                         const std::map<std::string, std::string>& sceneOptions = {});
+
+/// Cable scenes: the largest body step of every iteration over the window's frames of a fresh run
+/// (RigidSolverOptions::recordConvergence), summarized per iteration (apps/convergence_report.h);
+/// a summary of 0 substeps for cloth scenes and scenes without a window. Launch sizes change no
+/// bit of it, so one run per scene serves every table.
+ConvergenceSummary windowConvergence(const Device& device, const std::string& sceneName);
 
 /// Times one scene with the launch policy currently set on `device`.
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel);

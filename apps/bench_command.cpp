@@ -239,6 +239,32 @@ std::string markdown(const nlohmann::json& all) {
     }
     md << "\n\n";
   }
+  bool convergenceHeader = false;
+  for (const auto& s : all["scenes"]) {
+    if (!s.contains("convergence")) continue;
+    const auto& c = s["convergence"];
+    if (!convergenceHeader) {
+      md << "## Convergence of the cable solves over the window\n\n"
+            "A fresh run with the convergence record on (`weft run --convergence`; launch sizes "
+            "change no bit of it): per iteration of a substep, the largest body translation step, "
+            "median over the window's substeps. How fast it falls from sweep to sweep is how far "
+            "the reference's iteration count is from converged (docs/CONVERGENCE.md).\n\n"
+            "| scene | window | substeps | largest body translation per iteration, median [m] |\n"
+            "|---|---|---|---|\n";
+      convergenceHeader = true;
+    }
+    md << "| " << s["scene"].get<std::string>() << " | " << c["first_frame"].get<int>() << "–"
+       << c["end_frame"].get<int>() << " | " << c["substeps"].get<long long>() << " | ";
+    bool first = true;
+    for (const auto& v : c["median_translation_step_m"]) {
+      char value[32];
+      std::snprintf(value, sizeof(value), "%.3g", v.get<double>());
+      md << (first ? "" : ", ") << value;
+      first = false;
+    }
+    md << " |\n";
+  }
+  if (convergenceHeader) md << "\n";
   return md.str();
 }
 
@@ -322,6 +348,15 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
                     r.launchesPerSubstep, floor, r.window.usPerSubstep.median);
       out << line;
       if (r.usPerSubstep.spreadPercent() > 3.0) noisy = true;
+    }
+    const ConvergenceSummary convergence = windowConvergence(*device, name);
+    if (convergence.substeps > 0) {
+      const Scene& scene = findScene(name);
+      s["convergence"] = {{"first_frame", scene.benchWindowFirst},
+                          {"end_frame", scene.benchWindowEnd},
+                          {"substeps", convergence.substeps},
+                          {"median_translation_step_m", convergence.medianTranslation},
+                          {"median_rotation_step_rad", convergence.medianRotation}};
     }
     if (const auto ref =
             referenceFigures(name, device->isCuda() ? device->gpu().identity.name : ""))

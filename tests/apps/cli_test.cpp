@@ -249,6 +249,29 @@ TEST_F(CliTest, BenchRunsOnTheCpuAndWritesValidJson) {
   const std::string page = readFile(path("BENCHMARKS.md"));
   EXPECT_THAT(page, HasSubstr("| cloth_hanging | 1089 particles | 10 × 10 |"));
   EXPECT_THAT(page, HasSubstr("| cloth_hanging | 1089 particles | 2–5 |"));
+  EXPECT_FALSE(s.contains("convergence"));  // a cloth scene
+}
+
+// A cable scene's benchmark also records how the solve converges over its window: the largest body
+// step of each iteration, median over the window's substeps, in the JSON and on the page.
+TEST_F(CliTest, BenchRecordsACableScenesConvergence) {
+  const CliResult r =
+      cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--repetitions", "1",
+           "--json", path("bench.json"), "--markdown", path("BENCHMARKS.md")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const auto j = nlohmann::json::parse(readFile(path("bench.json")));
+  const auto& c = j["scenes"][0]["convergence"];
+  EXPECT_EQ(c["first_frame"], 20);
+  EXPECT_EQ(c["end_frame"], 80);
+  EXPECT_EQ(c["substeps"], 60 * 20);
+  const auto steps = c["median_translation_step_m"].get<std::vector<double>>();
+  ASSERT_EQ(steps.size(), 5u);  // the scene's iterations
+  EXPECT_GT(steps.front(), 0.0);
+  EXPECT_LT(steps.back(), steps.front()) << "the last sweep should move the bodies less";
+  EXPECT_EQ(c["median_rotation_step_rad"].size(), 5u);
+  EXPECT_THAT(readFile(path("BENCHMARKS.md")),
+              HasSubstr("## Convergence of the cable solves over the window"));
+  EXPECT_THAT(readFile(path("BENCHMARKS.md")), HasSubstr("| cable_y_junction | 20–80 | 1200 | "));
 }
 
 // A relative summary path whose folders do not exist yet is fine: they are made.
