@@ -7,7 +7,6 @@
 #include <string>
 #include <utility>
 
-#include "kernels/runtime/errors.h"
 #include "solver/cable_builder.h"
 
 namespace weft {
@@ -44,6 +43,43 @@ std::pair<float, int> fastestComponent(const RigidCheckInput& in) {
   visit(in.linearVelocities);
   visit(in.angularVelocities);
   return {fastest, body};
+}
+
+float gapFraction(const JointGap& g) {
+  return g.nonFinite > 0 ? NAN : g.joint >= 0 ? g.gap / g.referenceLength : 0.0f;
+}
+
+float overlapFraction(const CapsuleOverlap& o) {
+  return o.shapeA < 0 || o.skippedNonFinite > 0 ? NAN : o.depth * kOverlapFraction / o.allowance;
+}
+
+/// The recorded frames from `fromFrame` on: how many were judged, how many `fails`, and the one
+/// with the largest `measure` (NaN never; -1 when no frame has a number).
+struct FrameVerdict {
+  int judged = 0, failed = 0;
+  long long worst = -1;
+  std::string frames;  // "300 frames" or "241 frames from frame 60"
+};
+
+template <class T, class Measure, class Fails>
+FrameVerdict judgeFrames(const std::vector<T>& perFrame, long long firstFrame, long long fromFrame,
+                         Measure measure, Fails fails) {
+  FrameVerdict v;
+  float worst = NAN;
+  for (size_t i = 0; i < perFrame.size(); ++i) {
+    const long long frame = firstFrame + (long long)i;
+    if (frame < fromFrame) continue;
+    ++v.judged;
+    v.failed += fails(perFrame[i]);
+    const float m = measure(perFrame[i]);
+    if (!std::isnan(m) && (v.worst < 0 || m > worst)) {
+      worst = m;
+      v.worst = frame;
+    }
+  }
+  v.frames = fromFrame > 0 ? format("%d frames from frame %lld", v.judged, fromFrame)
+                           : format("%d frames", v.judged);
+  return v;
 }
 
 }  // namespace
@@ -101,18 +137,6 @@ void CableIntegrityRecord::record(const RigidDesc& desc, std::span<const Transfo
   overlaps.push_back(deepestCapsuleOverlap(desc, poses, kOverlapFraction));
 }
 
-namespace {
-
-float gapFraction(const JointGap& g) {
-  return g.nonFinite > 0 ? NAN : g.joint >= 0 ? g.gap / g.referenceLength : 0.0f;
-}
-
-float overlapFraction(const CapsuleOverlap& o) {
-  return o.shapeA < 0 || o.skippedNonFinite > 0 ? NAN : o.depth * kOverlapFraction / o.allowance;
-}
-
-}  // namespace
-
 std::vector<float> CableIntegrityRecord::gapFractions() const {
   std::vector<float> out;
   for (const JointGap& g : gaps) out.push_back(gapFraction(g));
@@ -124,39 +148,6 @@ std::vector<float> CableIntegrityRecord::overlapFractions() const {
   for (const CapsuleOverlap& o : overlaps) out.push_back(overlapFraction(o));
   return out;
 }
-
-namespace {
-
-/// The recorded frames from `fromFrame` on: how many were judged, how many `fails`, and the one
-/// with the largest `measure` (NaN never; -1 when no frame has a number).
-struct FrameVerdict {
-  int judged = 0, failed = 0;
-  long long worst = -1;
-  std::string frames;  // "300 frames" or "241 frames from frame 60"
-};
-
-template <class T, class Measure, class Fails>
-FrameVerdict judgeFrames(const std::vector<T>& perFrame, long long firstFrame, long long fromFrame,
-                         Measure measure, Fails fails) {
-  FrameVerdict v;
-  float worst = NAN;
-  for (size_t i = 0; i < perFrame.size(); ++i) {
-    const long long frame = firstFrame + (long long)i;
-    if (frame < fromFrame) continue;
-    ++v.judged;
-    v.failed += fails(perFrame[i]);
-    const float m = measure(perFrame[i]);
-    if (!std::isnan(m) && (v.worst < 0 || m > worst)) {
-      worst = m;
-      v.worst = frame;
-    }
-  }
-  v.frames = fromFrame > 0 ? format("%d frames from frame %lld", v.judged, fromFrame)
-                           : format("%d frames", v.judged);
-  return v;
-}
-
-}  // namespace
 
 CheckResult checkJointsNotTorn(const RigidCheckInput& in, float fraction, long long fromFrame) {
   if (const CableIntegrityRecord* r = in.everyFrame) {

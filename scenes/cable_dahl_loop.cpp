@@ -189,7 +189,8 @@ std::vector<CheckResult> checkLoop(const RigidCheckInput& in, const LoopOptions&
   } else {
     std::snprintf(detail, sizeof(detail),
                   "without Dahl: loop area %.4g N·m over frames %lld-%lld (curvature amplitude "
-                  "%.4g), %.2f%% of the %.4g N·m Dahl would give (limit %.0f%%)",
+                  "%.4g), %.2f%% of the %.4g N·m Dahl at its default eps_max and tau would give "
+                  "(limit %.0f%%)",
                   loop.area, loop.firstFrame, loop.lastFrame, loop.amplitude,
                   100.0 * loop.area / loop.predicted, loop.predicted, 100.0 * kVanishing);
     checks.push_back({"dahl_loop", loop.area <= kVanishing * loop.predicted, detail});
