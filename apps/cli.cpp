@@ -73,6 +73,12 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "solver iterations per substep (default: the scene's; e.g. to see how a cable "
                    "scene's result depends on them)")
       ->check(wholeNumber(1, 10000));
+  runCmd
+      ->add_option(
+          "--chebyshev-rho", run.chebyshevRho,
+          "cable scenes: Chebyshev acceleration of the solver's sweeps with this spectral "
+          "radius estimate, in [0, 1) (default: the scene's, 0 = off; docs/CONVERGENCE.md)")
+      ->check(CLI::Range(0.0, 0.999999));
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   runCmd->add_option("--out", run.outDir, "folder for the frames")->capture_default_str();

@@ -19,6 +19,7 @@ struct RunOptions {
   std::string scene;
   int frames = 0;               // 0: the scene's default
   int iterations = 0;           // --iterations: solver iterations per substep (0: the scene's)
+  float chebyshevRho = -1.0f;   // --chebyshev-rho (cable scenes; < 0: the scene's)
   std::string device = "auto";  // auto | cuda | cpu
   std::string outDir = "out";
   std::string format = "usda";       // usda | obj | none

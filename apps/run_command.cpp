@@ -143,6 +143,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   const RigidDesc desc = scene.buildRigid(sceneOptions);
   RigidSolverOptions solverOptions = scene.rigidSolver;
   if (options.iterations > 0) solverOptions.iterations = options.iterations;
+  if (options.chebyshevRho >= 0.0f) solverOptions.chebyshevRho = options.chebyshevRho;
   const bool recordsConvergence = options.convergence || !options.convergencePlot.empty();
   solverOptions.recordConvergence = recordsConvergence;
   RigidSimulation sim(device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
@@ -221,8 +222,11 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       << desc.numShapes() << " shapes, " << sim.model().numColors << " colors"
       << (sim.model().hasDahl ? ", Dahl friction on" : "") << "\n";
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
-      << solverOptions.iterations << " iterations at " << scene.fps << " fps, in "
-      << formatFixed(wallSeconds, 2) << " s wall\n";
+      << solverOptions.iterations << " iterations"
+      << (solverOptions.chebyshevRho > 0.0f
+              ? " (Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2) + ")"
+              : "")
+      << " at " << scene.fps << " fps, in " << formatFixed(wallSeconds, 2) << " s wall\n";
   out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
       << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
       << (device.isCuda() ? "CUDA events" : "host clock") << ")\n";
@@ -259,6 +263,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
     j["scene_options"] = sceneOptions.values;
     j["iterations"] = solverOptions.iterations;
+    j["chebyshev_rho"] = solverOptions.chebyshevRho;
     j["bodies"] = desc.numBodies();
     j["joints"] = desc.numJoints();
     j["shapes"] = desc.numShapes();
@@ -339,6 +344,9 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (options.reuseSlack >= 0.0f && (scene.cable || !scene.solver.selfContact.enabled))
     throw Error("--reuse-slack: " + scene.name + " has no cloth self-contact");
   checkOutputFile(options.convergencePlot, "--convergence-plot");
+  if (options.chebyshevRho >= 0.0f && !scene.cable)
+    throw Error("--chebyshev-rho is for cable scenes (it accelerates the rigid solver's sweeps); " +
+                scene.name + " is a cloth scene");
   if ((options.convergence || !options.convergencePlot.empty()) && !scene.cable)
     throw Error("--convergence is for cable scenes (it records the rigid solver's body steps); " +
                 scene.name + " is a cloth scene");

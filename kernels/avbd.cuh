@@ -370,6 +370,12 @@ struct SolveRigidBodyTileT {
                                               // and |Δθ| [rad] (convergence, read-only of the
                                               // solve: order-independent, so deterministic)
 
+  // Chebyshev acceleration (RigidSolverOptions::chebyshevRho): each body's new pose is
+  // x_(k−1) + ω·(x̂ − x_(k−1)), x̂ the Newton step's pose and x_(k−1) the iterate before last,
+  // which the pose buffer this launch writes still holds (IteratePoses alternates two buffers);
+  // rotations along the relative rotation vector. 1: the plain step.
+  float chebyshevOmega = 1.0f;
+
   int maxParts() const { return 1 + maxJointsPerBody + kContactParts; }
   /// Items of the launch: the color's bodies, then (folding) the dual-step batches.
   int items() const { return bodyItems + (kFoldsDuals ? duals.batches() : 0); }
@@ -480,9 +486,14 @@ struct SolveRigidBodyTileT {
       poses.updated[b] = pose;
       return;
     }
+    // The iterate before last, loaded before the solve so that its latency hides behind it.
+    const bool accelerated = chebyshevOmega != 1.0f;
+    const Transform older = accelerated ? poses.updated[b] : pose;
     Vec3 dx, dtheta;
     solveBodyBlock(block, dx, dtheta);
-    poses.updated[b] = applyIncrement(pose, bodies.com[b], dx, dtheta);
+    Transform solved = applyIncrement(pose, bodies.com[b], dx, dtheta);
+    if (accelerated) solved = extrapolatePose(older, solved, bodies.com[b], chebyshevOmega);
+    poses.updated[b] = solved;
     if (largestStep) {
       atomicMaxNonNegativeFloat(&largestStep[0], length(dx));
       atomicMaxNonNegativeFloat(&largestStep[1], length(dtheta));

@@ -145,6 +145,23 @@ WEFT_HD WEFT_FORCEINLINE Transform applyIncrement(const Transform& pose, const V
   return {x - rotate(q, com), q};
 }
 
+/// older + ω·(newer − older) for a body's pose (Chebyshev acceleration): the centre of mass along
+/// the line, the orientation as the normalized quaternion combination (older taken in newer's
+/// hemisphere; to first order the rotation vector from older to newer scaled by ω, without
+/// trigonometry in the solve's chain).
+WEFT_HD WEFT_FORCEINLINE Transform extrapolatePose(const Transform& older, const Transform& newer,
+                                                   const Vec3& com, float omega) {
+  const Vec3 c0 = worldCom(older, com);
+  const Vec3 c = c0 + (worldCom(newer, com) - c0) * omega;
+  Quat q0 = older.q;
+  const Quat& q1 = newer.q;
+  if (q1.x * q0.x + q1.y * q0.y + q1.z * q0.z + q1.w * q0.w < 0.0f)
+    q0 = {-q0.x, -q0.y, -q0.z, -q0.w};
+  const Quat q = normalize(Quat{q0.x + omega * (q1.x - q0.x), q0.y + omega * (q1.y - q0.y),
+                                q0.z + omega * (q1.z - q0.z), q0.w + omega * (q1.w - q0.w)});
+  return {c - rotate(q, com), q};
+}
+
 /// End-of-step velocity (§5.9, BDF1 on poses, no damping): v = (x − x_prev)/h and
 /// ω = rotationVector(q⊗q_prev⁻¹)/h with q_prev taken in q's hemisphere (world frame). Applies to
 /// kinematic bodies too (they get their finite-difference velocity).

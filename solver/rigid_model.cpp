@@ -53,6 +53,9 @@ void RigidSolverOptions::validate() const {
     throw Error("rigid solver option foldDualsUpToBodies must be at least 0");
   if (!(matchNormalDot >= -1.0f && matchNormalDot <= 1.0f))
     throw Error("rigid solver option matchNormalDot must be in [-1, 1]");
+  if (!(chebyshevRho >= 0.0f && chebyshevRho < 1.0f))
+    throw Error("rigid solver option chebyshevRho = " + std::to_string(chebyshevRho) +
+                " must be in [0, 1) (0: no acceleration)");
 }
 
 RigidModel::RigidModel(const Device& device, const RigidDesc& desc)

@@ -54,6 +54,11 @@ struct RigidSolverOptions {
   bool stickyContacts = false;       // matched penetrating rows keep their previous anchors
   float matchDistance = 5e-4f;       // [m] contact_matching_pos_threshold
   float matchNormalDot = 0.995f;     // contact_matching_normal_dot_threshold
+  float chebyshevRho = 0.0f;         // Chebyshev semi-iterative acceleration of the sweeps
+                                     // (kernels/avbd.cuh, SolveRigidBodyTileT::chebyshevOmega):
+                                     // an estimate of the sweeps' spectral radius in [0, 1);
+                                     // 0 (the default, as the reference): off. Opt-in until
+                                     // measured on every scene (docs/CONVERGENCE.md)
   bool recordConvergence = false;    // record every iteration's largest body step (the
                                      // block-Newton increments |Δx|, |Δθ|; RigidSimulation's
                                      // convergence report): an atomic per body and color

@@ -102,6 +102,20 @@ Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, in
   return iteration % 2 == 0 ? state.poses.data() : scratch.iteratePoses.data();
 }
 
+namespace {
+
+/// The Chebyshev weight of iteration `iteration` (0-based) for the spectral-radius estimate rho
+/// (Wang 2015, as the VBD paper uses it): 1 for the first, 2/(2 − ρ²) for the second, then
+/// ω_k = 4/(4 − ρ²·ω_(k−1)); 1 throughout when rho is 0.
+float chebyshevOmega(float rho, int iteration) {
+  if (!(rho > 0.0f) || iteration < 1) return 1.0f;
+  float omega = 2.0f / (2.0f - rho * rho);
+  for (int k = 2; k <= iteration; ++k) omega = 4.0f / (4.0f - rho * rho * omega);
+  return omega;
+}
+
+}  // namespace
+
 void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration,
                          int substepInFrame) const {
   const float h = float(dt_);
@@ -155,6 +169,7 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 count,
                 duals,
                 largestStep};
+      kernel.chebyshevOmega = chebyshevOmega(options_.chebyshevRho, iteration);
       launchTile(device_, kernel.items(), kernel);
     };
     if (folding && c == 0) {

@@ -427,6 +427,31 @@ TEST(SolverAvbd, ConvergenceRecordIsTheLargestBodyStepOfEachIteration) {
   EXPECT_GE(shrinking, 18) << "the last sweep should move far less than the first";
 }
 
+// Chebyshev acceleration (RigidSolverOptions::chebyshevRho): five accelerated sweeps leave the
+// hanging chain closer to its many-sweep result than five plain ones, and an invalid radius is
+// refused.
+TEST(SolverAvbd, ChebyshevAccelerationConvergesFurtherInTheSameSweeps) {
+  auto cpu = test::openCpu();
+  const auto tipAfter = [&](int iterations, float rho) {
+    RigidSolverOptions o;
+    o.iterations = iterations;
+    o.chebyshevRho = rho;
+    RigidSimulation sim(*cpu, hangingChain(), o, 1.0 / 60.0, 4);
+    for (int f = 0; f < 30; ++f) sim.advanceFrame();
+    return sim.poses().back().p;
+  };
+  const Vec3 converged = tipAfter(200, 0.0f);
+  const float plain = length(tipAfter(5, 0.0f) - converged);
+  const float accelerated = length(tipAfter(5, 0.6f) - converged);
+  EXPECT_GT(plain, 1e-4f) << "five plain sweeps should not have converged";
+  EXPECT_LT(accelerated, 0.7f * plain) << "plain " << plain << ", accelerated " << accelerated;
+  RigidSolverOptions bad;
+  bad.chebyshevRho = 1.0f;
+  EXPECT_THROW(bad.validate(), Error);
+  bad.chebyshevRho = -0.1f;
+  EXPECT_THROW(bad.validate(), Error);
+}
+
 TEST(SolverAvbd, CpuRunsAreDeterministic) {
   auto cpu = test::openCpu();
   EXPECT_TRUE(bitIdentical(runPile(*cpu, pileOptions(), 8), runPile(*cpu, pileOptions(), 8)));
@@ -461,6 +486,22 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
         EXPECT_GT(size, 256) << e.what();
       }
     }
+  // With Chebyshev acceleration: the extrapolation is per body, so every tile size gives the bits.
+  RigidSolverOptions accelerated = pileOptions();
+  accelerated.chebyshevRho = 0.6f;
+  gpu->setLaunchPolicy(LaunchPolicy{});
+  const auto acceleratedReference = runPile(*gpu, accelerated, 6);
+  for (int size : launchSizes(KernelId::solve_rigid_body_tile)) {
+    LaunchPolicy policy;
+    policy.setOverride(KernelId::solve_rigid_body_tile, size);
+    gpu->setLaunchPolicy(policy);
+    try {
+      EXPECT_TRUE(bitIdentical(acceleratedReference, runPile(*gpu, accelerated, 6)))
+          << "Chebyshev: solve_rigid_body_tile at " << size;
+    } catch (const CudaError& e) {
+      EXPECT_GT(size, 256) << e.what();
+    }
+  }
   // The duals folded into the solve launches (the small pile has 144 bodies: not by default).
   RigidSolverOptions folded = pileOptions();
   folded.foldDualsUpToBodies = 1 << 30;
@@ -500,9 +541,10 @@ TEST(SolverAvbd, CudaConvergenceRecordAgreesWithCpu) {
 TEST(SolverAvbd, CudaAgreesWithCpu) {
   WEFT_REQUIRE_CUDA(gpu);
   auto cpu = test::openCpu();
-  RigidSolverOptions folded = pileOptions();
+  RigidSolverOptions folded = pileOptions(), accelerated = pileOptions();
   folded.foldDualsUpToBodies = 1 << 30;
-  for (const RigidSolverOptions& o : {pileOptions(), folded}) {
+  accelerated.chebyshevRho = 0.6f;
+  for (const RigidSolverOptions& o : {pileOptions(), folded, accelerated}) {
     const auto a = runPile(*cpu, o, 5);
     const auto b = runPile(*gpu, o, 5);
     ASSERT_EQ(a.size(), b.size());
