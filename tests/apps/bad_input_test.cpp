@@ -206,6 +206,16 @@ TEST_F(BadInput, SceneOptionsAreCheckedBeforeBuilding) {
                  {"cells=1", "from 2 to"});
   expectRejected({"run", "cable_bundle_hysteresis", "--device", "cpu", "--scene-option", "dahl=2"},
                  {"dahl must be 0 (off) or 1 (on)"});
+  expectRejected(
+      {"run", "cable_bundle_hysteresis", "--device", "cpu", "--scene-option", "materials=soft"},
+      {"materials=soft must be held (the default) or reference"});
+  expectRejected({"run", "cable_dahl_loop", "--device", "cpu", "--scene-option", "tau=0"},
+                 {"tau must be > 0"});
+  // Chebyshev acceleration: cable scenes only, a radius in [0, 1).
+  expectRejected({"run", "cable_twist", "--device", "cpu", "--chebyshev-rho", "1.5"},
+                 {"--chebyshev-rho"});
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--chebyshev-rho", "0.5"},
+                 {"--chebyshev-rho is for cable scenes", "cloth_hanging is a cloth scene"});
   // The list reuse slack: cloth self-contact scenes only, never negative.
   expectRejected({"run", "cloth_hanging", "--device", "cpu", "--iterations", "0"},
                  {"--iterations"});
