@@ -16,6 +16,7 @@
 #pragma once
 
 #include "kernels/body_block.h"
+#include "kernels/kinematics.h"
 #include "kernels/math.h"
 #include "kernels/runtime/platform.h"
 
@@ -145,21 +146,15 @@ WEFT_HD WEFT_FORCEINLINE Transform applyIncrement(const Transform& pose, const V
   return {x - rotate(q, com), q};
 }
 
-/// older + ω·(newer − older) for a body's pose (Chebyshev acceleration): the centre of mass along
-/// the line, the orientation as the normalized quaternion combination (older taken in newer's
-/// hemisphere; to first order the rotation vector from older to newer scaled by ω, without
-/// trigonometry in the solve's chain).
+/// older + ω·(newer − older) for a body's pose (Chebyshev acceleration): interpolatePose
+/// (kernels/kinematics.h, positions along the line, orientations by the normalized quaternion
+/// combination in one hemisphere) applied to the centre-of-mass frames, so that the centre of mass
+/// moves along the line, with ω > 1 extrapolating; no trigonometry in the solve's chain.
 WEFT_HD WEFT_FORCEINLINE Transform extrapolatePose(const Transform& older, const Transform& newer,
                                                    const Vec3& com, float omega) {
-  const Vec3 c0 = worldCom(older, com);
-  const Vec3 c = c0 + (worldCom(newer, com) - c0) * omega;
-  Quat q0 = older.q;
-  const Quat& q1 = newer.q;
-  if (q1.x * q0.x + q1.y * q0.y + q1.z * q0.z + q1.w * q0.w < 0.0f)
-    q0 = {-q0.x, -q0.y, -q0.z, -q0.w};
-  const Quat q = normalize(Quat{q0.x + omega * (q1.x - q0.x), q0.y + omega * (q1.y - q0.y),
-                                q0.z + omega * (q1.z - q0.z), q0.w + omega * (q1.w - q0.w)});
-  return {c - rotate(q, com), q};
+  const Transform c =
+      interpolatePose({worldCom(older, com), older.q}, {worldCom(newer, com), newer.q}, omega);
+  return {c.p - rotate(c.q, com), c.q};
 }
 
 /// End-of-step velocity (§5.9, BDF1 on poses, no damping): v = (x − x_prev)/h and
