@@ -25,7 +25,9 @@
 // torn and no deep capsule interpenetration (cable_checks.h).
 //
 // Differences from the reference: none in the model. Its contact buffers are fixed (64 per body);
-// ours are one pool of contact rows (at first max(256, 4 per shape)) that grows on demand.
+// ours are one pool of contact rows (at first max(256, 4 per shape)) that grows on demand. And
+// the sweeps are Chebyshev-accelerated (kCableSceneChebyshevRho, ρ 0.7;
+// `--chebyshev-rho 0` gives the reference's plain sweeps; docs/CONVERGENCE.md).
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -167,6 +169,7 @@ Scene makeCableTwistScene() {
   scene.tuneWindowFrames = 20;
   RigidSolverOptions& o = scene.rigidSolver;
   o.iterations = 5;
+  o.chebyshevRho = kCableSceneChebyshevRho;
   o.gravity = {0.0f, 0.0f, -9.81f};
   o.collideInterval = 10;  // contacts on substep 0 of each frame only
   scene.buildRigid = buildCableTwist;

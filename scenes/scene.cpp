@@ -24,6 +24,7 @@ const std::vector<Scene>& allScenes() {
     list.push_back(makeCableBundleHysteresisScene());
     list.push_back(makeCableYJunctionScene());
     list.push_back(makeCableDahlLoopScene());
+    list.push_back(makeCableCantileverScene());
     return list;
   }();
   return scenes;

@@ -85,6 +85,14 @@ struct Scene {
   std::function<long long(const SceneOptions&)> elementsFor;
 };
 
+/// The Chebyshev acceleration of every cable scene's sweeps (RigidSolverOptions::chebyshevRho;
+/// `weft run --chebyshev-rho 0` gives the reference's plain sweeps). Chosen by measurement
+/// (docs/CONVERGENCE.md): at the same iterations it costs under 1% per substep and gets closer to
+/// converged than twice the plain sweeps (cable_y_junction's sag, cable_cantilever's tip, the
+/// pile's drop), every cable scene's checks pass with it for 300 frames, and 0.75 already
+/// diverges on cable_y_junction.
+inline constexpr float kCableSceneChebyshevRho = 0.7f;
+
 /// Memory per element measured on the CPU backend: the growth of peak RSS between two sizes of a
 /// 1-frame run. cloth_fold cells=100 → 200 (10,201 → 40,401 particles, 64.3 → 237.7 MB): 5.7 KB
 /// per particle with self-contact; cable_pile default → layers=40 (4,000 → 16,000 bodies, 21.5 →
@@ -124,6 +132,7 @@ Scene makeCablePileScene();
 Scene makeCableBundleHysteresisScene();
 Scene makeCableYJunctionScene();
 Scene makeCableDahlLoopScene();
+Scene makeCableCantileverScene();
 
 /// Reads scene option `key` as a number (the default when absent). Throws weft::Error when the
 /// value is not a number, or when `options` holds a key not in `known` (naming the valid keys).

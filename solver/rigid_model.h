@@ -57,8 +57,9 @@ struct RigidSolverOptions {
   float chebyshevRho = 0.0f;         // Chebyshev semi-iterative acceleration of the sweeps
                                      // (kernels/avbd.cuh, SolveRigidBodyTileT::chebyshevOmega):
                                      // an estimate of the sweeps' spectral radius in [0, 1);
-                                     // 0 (the default, as the reference): off. Opt-in until
-                                     // measured on every scene (docs/CONVERGENCE.md)
+                                     // 0 (the default, as the reference): off. Weft's cable
+                                     // scenes use kCableSceneChebyshevRho (scenes/scene.h;
+                                     // docs/CONVERGENCE.md)
   bool recordConvergence = false;    // record every iteration's largest body step (the
                                      // block-Newton increments |Δx|, |Δθ|; RigidSimulation's
                                      // convergence report): an atomic per body and color

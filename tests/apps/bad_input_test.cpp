@@ -211,6 +211,8 @@ TEST_F(BadInput, SceneOptionsAreCheckedBeforeBuilding) {
       {"materials=soft must be held (the default) or reference"});
   expectRejected({"run", "cable_dahl_loop", "--device", "cpu", "--scene-option", "tau=0"},
                  {"tau must be > 0"});
+  expectRejected({"run", "cable_cantilever", "--device", "cpu", "--scene-option", "shear=-1"},
+                 {"shear", "must be > 0"});
   // Chebyshev acceleration: cable scenes only, a radius in [0, 1).
   expectRejected({"run", "cable_twist", "--device", "cpu", "--chebyshev-rho", "1.5"},
                  {"--chebyshev-rho"});
