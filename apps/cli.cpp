@@ -74,11 +74,10 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "scene's result depends on them)")
       ->check(wholeNumber(1, 10000));
   runCmd
-      ->add_option(
-          "--chebyshev-rho", run.chebyshevRho,
-          "cable scenes: Chebyshev acceleration of the solver's sweeps with this spectral "
-          "radius estimate, in [0, 1) (default: the scene's, 0.7 in every cable scene; 0: the "
-          "reference's plain sweeps; docs/CONVERGENCE.md)")
+      ->add_option("--chebyshev-rho", run.chebyshevRho,
+                   "cable scenes: Chebyshev acceleration of the solver's sweeps with this spectral "
+                   "radius estimate, in [0, 1) (default: the scene's, 0.7, the bundle 0.5; 0: the "
+                   "reference's plain sweeps; docs/CONVERGENCE.md)")
       ->check(CLI::Range(0.0, 0.999999));
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));

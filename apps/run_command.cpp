@@ -248,8 +248,15 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     row("|dx|    ", steps.medianTranslation, "m");
     row("|dtheta|", steps.medianRotation, "rad");
     if (!options.convergencePlot.empty()) {
+      const std::string sweepsNote =
+          solverOptions.chebyshevRho > 0.0f
+              ? ", Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2)
+              : ", plain sweeps";
       writeFileAtomically(options.convergencePlot,
-                          convergenceSvg(scene.name + ": convergence of the rigid solve", steps),
+                          convergenceSvg(scene.name + ": convergence of the rigid solve (" +
+                                             std::to_string(solverOptions.iterations) +
+                                             " iterations" + sweepsNote + ")",
+                                         steps),
                           "convergence plot");
       out << "                plot " << options.convergencePlot << "\n";
     }

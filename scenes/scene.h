@@ -85,13 +85,16 @@ struct Scene {
   std::function<long long(const SceneOptions&)> elementsFor;
 };
 
-/// The Chebyshev acceleration of every cable scene's sweeps (RigidSolverOptions::chebyshevRho;
+/// The Chebyshev acceleration of the cable scenes' sweeps (RigidSolverOptions::chebyshevRho;
 /// `weft run --chebyshev-rho 0` gives the reference's plain sweeps). Chosen by measurement
 /// (docs/CONVERGENCE.md): at the same iterations it costs under 1% per substep and gets closer to
 /// converged than twice the plain sweeps (cable_y_junction's sag, cable_cantilever's tip, the
 /// pile's drop), every cable scene's checks pass with it for 300 frames, and 0.75 already
-/// diverges on cable_y_junction.
+/// diverges on cable_y_junction. cable_bundle_hysteresis takes kBundleChebyshevRho instead.
 inline constexpr float kCableSceneChebyshevRho = 0.7f;
+/// The bundle's: at 0.7 its loaded joints open further than with plain sweeps (10.1% against 9.0%
+/// of a segment; converged 7.8%), at 0.5 they are within 0.2 points of converged (CPU, 300 frames).
+inline constexpr float kBundleChebyshevRho = 0.5f;
 
 /// Memory per element measured on the CPU backend: the growth of peak RSS between two sizes of a
 /// 1-frame run. cloth_fold cells=100 → 200 (10,201 → 40,401 particles, 64.3 → 237.7 MB): 5.7 KB
