@@ -8,8 +8,9 @@
 // Nothing is dropped: a frame starts by saving everything that carries over between substeps
 // (poses, velocities, counter, start poses, joint multipliers, Dahl state, the previous
 // detection) and zeroing the contact status; after it the host reads the status (a few bytes),
-// and if the broad-phase partner lists or the contact rows overflowed, the saved state comes
-// back, the buffers grow, the graph is captured again and the frame runs again. With
+// and if the broad-phase partner lists or the contact rows overflowed, the buffers grow, the
+// saved state comes back, the graph is captured again and the frame runs again (the frame loop is
+// FrameDriver's, shared with Simulation). With
 // recordConvergence the frame also zeroes its record of each iteration's largest body step and
 // the host reads it after the frame (convergenceReport()). Every frame
 // begins with a detection (collideInterval must divide the substeps), so the current rows never
@@ -20,8 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/runtime/graph.h"
-#include "kernels/runtime/timer.h"
+#include "solver/frame_driver.h"
 #include "solver/rigid_model.h"
 #include "solver/solver_avbd.h"
 
@@ -38,14 +38,14 @@ class RigidSimulation {
   /// (benchmarks capture it; tuning records it).
   void launchSubstep(int substepInFrame) { solver_.step(state_, scratch_, substepInFrame); }
   /// Forgets the captured frame graph (after the launch policy changed, for example).
-  void resetGraphs() { graph_.reset(); }
+  void resetGraphs() { frames_.resetGraphs(); }
   /// Device time of the last frame [ms].
-  double lastFrameMs() const { return lastFrameMs_; }
+  double lastFrameMs() const { return frames_.lastFrameMs(); }
 
   int substepsPerFrame() const { return substeps_; }
   double substepSeconds() const { return solver_.dtSeconds(); }
-  long long framesDone() const { return frames_; }
-  bool usesGraphs() const { return useGraphs_; }
+  long long framesDone() const { return frames_.framesDone(); }
+  bool usesGraphs() const { return frames_.usesGraphs(); }
 
   std::vector<Transform> poses() const { return state_.poses.download(); }
   std::vector<Vec3> linearVelocities() const { return state_.linearVelocities.download(); }
@@ -82,14 +82,7 @@ class RigidSimulation {
   const SolverAVBD& solver() const { return solver_; }
 
  private:
-  /// A device range that carries over between frames, and its copy at the frame's start.
-  struct Carried {
-    std::pair<void*, size_t> (*where)(RigidSimulation&);
-    DeviceBuffer<unsigned char> saved;
-  };
   void runFrameBody();
-  void runFrameOnce();
-  void allocateSaved();
 
   const Device& device_;
   RigidModel model_;
@@ -97,12 +90,7 @@ class RigidSimulation {
   RigidScratch scratch_;
   SolverAVBD solver_;
   int substeps_;
-  bool useGraphs_;
-  FrameGraph graph_;
-  DeviceTimer frameTimer_;
-  double lastFrameMs_ = 0.0;
-  long long frames_ = 0;
-  std::vector<Carried> carried_;
+  FrameDriver frames_;
   ContactReport contactReport_;
   ConvergenceReport convergence_;
 };

@@ -8,18 +8,18 @@
 //
 // With self-contact, nothing is ever dropped: a frame starts by saving the state (in the graph)
 // and zeroing the contact status; after it, the host reads the status (a few bytes), and if any
-// candidate list overflowed its capacity the state is restored, the lists grow to fit, the graph
-// is captured again and the frame runs again. The trees are rebuilt from scratch at the start of
-// every `bvhRebuildInterval`-th frame; such frames replay a second graph that begins with the
-// rebuild, so every frame is still a single graph replay.
+// candidate list overflowed its capacity the lists grow to fit, the state is restored, the graph
+// is captured again and the frame runs again (the frame loop is FrameDriver's, shared with
+// RigidSimulation). The trees are rebuilt from scratch at the start of every
+// `bvhRebuildInterval`-th frame; such frames replay a second graph that begins with the rebuild,
+// so every frame is still a single graph replay.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "kernels/runtime/graph.h"
-#include "kernels/runtime/timer.h"
+#include "solver/frame_driver.h"
 #include "solver/model.h"
 #include "solver/solver_vbd.h"
 
@@ -34,17 +34,14 @@ class Simulation {
   void advanceFrame();
   /// Forgets the captured frame graphs, so that the next frame captures them again (after the
   /// launch policy changed, for example).
-  void resetGraphs() {
-    graph_.reset();
-    rebuildGraph_.reset();
-  }
+  void resetGraphs() { frames_.resetGraphs(); }
   /// Device time of the last frame [ms].
-  double lastFrameMs() const { return lastFrameMs_; }
+  double lastFrameMs() const { return frames_.lastFrameMs(); }
 
   int substepsPerFrame() const { return substeps_; }
   double substepSeconds() const { return solver_.dtSeconds(); }
-  long long framesDone() const { return frames_; }
-  bool usesGraphs() const { return useGraphs_; }
+  long long framesDone() const { return frames_.framesDone(); }
+  bool usesGraphs() const { return frames_.usesGraphs(); }
 
   std::vector<Vec3> positions() const { return state_.positions.download(); }
   std::vector<Vec3> velocities() const { return state_.velocities.download(); }
@@ -74,7 +71,6 @@ class Simulation {
 
  private:
   void runFrameBody(bool rebuild);
-  void runFrameOnce(bool rebuild);
 
   const Device& device_;
   Model model_;
@@ -82,18 +78,12 @@ class Simulation {
   Scratch scratch_;
   SolverVBD solver_;
   int substeps_;
-  bool useGraphs_;
-  FrameGraph graph_;         // a frame
-  FrameGraph rebuildGraph_;  // a frame that starts with a BVH rebuild
-  DeviceTimer frameTimer_;
-  double lastFrameMs_ = 0.0;
-  long long frames_ = 0;
-  // Self-contact: the state at the start of the frame, to run a frame again after growing.
   bool selfContact_ = false;
   int rebuildInterval_ = 0;
   int detectionsPerFrame_ = 0;
-  DeviceBuffer<Vec3> savedPositions_, savedVelocities_;
-  DeviceBuffer<long long> savedSubstep_;
+  // Graph 0: a frame; graph 1: a frame that starts with a BVH rebuild. With self-contact the state
+  // carries over (saved at each frame's start, to run a frame again after growing).
+  FrameDriver frames_;
   ContactReport contactReport_;
 };
 
