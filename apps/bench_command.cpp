@@ -16,8 +16,8 @@
 #include "apps/common.h"
 #include "apps/interrupt.h"
 #include "kernels/runtime/errors.h"
+#include "kernels/runtime/files.h"
 #include "scenes/scene.h"
-#include "tuning/files.h"
 #include "weft_version.h"
 
 namespace weft {

@@ -20,12 +20,12 @@
 
 #include "collision/self_contact_detector.h"
 #include "kernels/runtime/graph.h"
+#include "kernels/runtime/table_selection.h"
 #include "kernels/runtime/timer.h"
 #include "scenes/scene.h"
 #include "scenes/scene_runner.h"
 #include "solver/cloth_builder.h"
 #include "solver/contact_filter.h"
-#include "tuning/table_selection.h"
 #include "tuning/tuner.h"
 
 namespace weft {

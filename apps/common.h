@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "kernels/runtime/device.h"
-#include "tuning/table_selection.h"
+#include "kernels/runtime/table_selection.h"
 
 namespace weft {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "kernels/runtime/errors.h"
-#include "tuning/files.h"
+#include "kernels/runtime/files.h"
 
 namespace weft {
 namespace {

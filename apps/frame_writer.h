@@ -2,9 +2,9 @@
 // usdview, Blender and Omniverse) or one OBJ per frame. Shapes are written too (USD only), with
 // time-sampled poses when they move.
 //
-// Every file is written under "<name>.tmp" and renamed when complete (tuning/files.h): the .usda
-// when finish() closes its time samples, each OBJ when its frame is written. A run stopped by a
-// signal calls finish() after its last frame, so the file holds the frames done; a run killed
+// Every file is written under "<name>.tmp" and renamed when complete (kernels/runtime/files.h): the
+// .usda when finish() closes its time samples, each OBJ when its frame is written. A run stopped by
+// a signal calls finish() after its last frame, so the file holds the frames done; a run killed
 // outright leaves at most a .tmp, never a truncated file under the final name.
 #pragma once
 

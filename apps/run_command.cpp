@@ -23,11 +23,11 @@
 #include "apps/progress.h"
 #include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
+#include "kernels/runtime/files.h"
 #include "scenes/cable_checks.h"
 #include "scenes/scene.h"
 #include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
-#include "tuning/files.h"
 #include "weft_version.h"
 
 namespace weft {

@@ -29,10 +29,10 @@
 
 #include "kernels/force_hessian.h"
 #include "kernels/particle_contact_records.cuh"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/self_contact.h"
 #include "kernels/self_contact_detection.cuh"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

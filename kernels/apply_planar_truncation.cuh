@@ -23,8 +23,8 @@
 #include "kernels/particle_contact_records.cuh"
 #include "kernels/planar_truncation.h"
 #include "kernels/runtime/atomics.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

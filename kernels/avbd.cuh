@@ -53,8 +53,8 @@
 #include "kernels/rigid_contact.h"
 #include "kernels/rod_joint.h"
 #include "kernels/runtime/atomics.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

@@ -43,8 +43,8 @@
 #include "kernels/lbvh.cuh"
 #include "kernels/math.h"
 #include "kernels/runtime/atomics.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

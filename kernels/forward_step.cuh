@@ -9,8 +9,8 @@
 #pragma once
 
 #include "kernels/math.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

@@ -13,10 +13,10 @@
 // Writes: contacts (numParticles x numShapes), unused slots marked shape = -1.
 #pragma once
 
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/shape.h"
 #include "kernels/shape_geometry.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

@@ -4,8 +4,8 @@
 // Reads nothing; writes nothing.
 #pragma once
 
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

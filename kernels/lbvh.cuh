@@ -32,8 +32,8 @@
 
 #include "kernels/math.h"
 #include "kernels/runtime/atomics.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
-#include "tuning/kernel_ids.h"
 
 #if !WEFT_DEVICE_PASS
 #include <bit>

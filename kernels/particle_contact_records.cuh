@@ -19,9 +19,9 @@
 // edge. Lists that overflowed contribute what they stored (the frame is then run again).
 #pragma once
 
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/self_contact_detection.cuh"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

@@ -43,10 +43,10 @@
 #include "kernels/rigid_contact.h"
 #include "kernels/rigid_narrow_phase.h"
 #include "kernels/runtime/atomics.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/shape.h"
 #include "kernels/small_sort.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

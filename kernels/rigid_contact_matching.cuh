@@ -23,9 +23,9 @@
 #include "kernels/math.h"
 #include "kernels/rigid_contact.h"
 #include "kernels/runtime/atomics.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/shape.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

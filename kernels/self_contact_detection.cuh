@@ -44,9 +44,9 @@
 #include "kernels/contact_filter_lookup.h"
 #include "kernels/lbvh.cuh"
 #include "kernels/runtime/atomics.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/small_sort.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

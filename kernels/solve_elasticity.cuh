@@ -32,8 +32,8 @@
 #include "kernels/materials.h"
 #include "kernels/membrane.h"
 #include "kernels/particle_shape_contact.h"
+#include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
-#include "tuning/kernel_ids.h"
 
 namespace weft {
 

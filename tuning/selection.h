@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "tuning/kernel_ids.h"
+#include "kernels/runtime/kernel_ids.h"
 
 namespace weft {
 

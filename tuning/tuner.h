@@ -27,9 +27,9 @@
 #include <memory>
 
 #include "kernels/runtime/device.h"
+#include "kernels/runtime/launch_table.h"
 #include "kernels/runtime/snapshot.h"
 #include "scenes/scene_runner.h"
-#include "tuning/launch_table.h"
 #include "tuning/selection.h"
 
 namespace weft {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "kernels/runtime/errors.h"
-#include "tuning/files.h"
+#include "kernels/runtime/files.h"
 
 namespace weft {
 namespace {

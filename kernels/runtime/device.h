@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
-#include "tuning/kernel_ids.h"
-#include "tuning/launch_table.h"
+#include "kernels/runtime/kernel_ids.h"
+#include "kernels/runtime/launch_table.h"
 
 namespace weft {
 

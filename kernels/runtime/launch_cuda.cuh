@@ -2,7 +2,7 @@
 // and the three bodies (elementwise, tile, group) those entry points run. Included only when nvcc
 // compiles the translation unit.
 //
-// Names: every KernelId of tuning/kernel_ids.h gets its own __global__ function template
+// Names: every KernelId of kernels/runtime/kernel_ids.h gets its own __global__ function template
 // `weft::gpu::<name><Body, K>` (WEFT_KERNELS below), so Nsight Systems and Nsight Compute show
 // `solve_elasticity_tile`, `edge_colliding_edges_detection_cooperative`, ... instead of one
 // generic wrapper; `ncu --kernel-name solve_elasticity_tile` selects one kernel. The body (how
@@ -27,7 +27,7 @@
 
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/errors.h"
-#include "tuning/kernel_ids.h"
+#include "kernels/runtime/kernel_ids.h"
 
 namespace weft::detail {
 

@@ -184,7 +184,8 @@ TEST_F(BadInput, CommandLineValuesAreNamedWithWhatTheyAccept) {
   expectRejected(
       {"tune-launch", "--kernels", "lbvh_refit"},
       {"unknown kernel 'lbvh_refit' (did you mean lbvh_refit_nodes or lbvh_refit_leaves?"});
-  expectRejected({"tune-launch", "--kernels", "no_kernel"}, {"no_kernel", "tuning/kernel_ids.h"});
+  expectRejected({"tune-launch", "--kernels", "no_kernel"},
+                 {"no_kernel", "kernels/runtime/kernel_ids.h"});
 }
 
 // ---- Scene options -----------------------------------------------------------------------------

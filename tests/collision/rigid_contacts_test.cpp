@@ -28,8 +28,8 @@
 #include "kernels/rigid_narrow_phase.h"
 #include "kernels/runtime/buffer.h"
 #include "kernels/runtime/errors.h"
+#include "kernels/runtime/launch_table.h"
 #include "test_support.h"
-#include "tuning/launch_table.h"
 
 namespace weft {
 namespace {

@@ -13,10 +13,10 @@
 
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/errors.h"
+#include "kernels/runtime/launch_table.h"
 #include "solver/cable_builder.h"
 #include "solver/rigid_simulation.h"
 #include "test_support.h"
-#include "tuning/launch_table.h"
 
 namespace weft {
 namespace {

@@ -1,5 +1,5 @@
 // Launch tables: JSON round trip, lookup order, GPU matching, selection, strict parsing.
-#include "tuning/launch_table.h"
+#include "kernels/runtime/launch_table.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <random>
 
 #include "kernels/runtime/errors.h"
-#include "tuning/table_selection.h"
+#include "kernels/runtime/table_selection.h"
 
 namespace weft {
 namespace {

@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tuning/kernel_ids.h"
+#include "kernels/runtime/kernel_ids.h"
 
 namespace weft {
 

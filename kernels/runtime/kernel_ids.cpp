@@ -1,4 +1,4 @@
-#include "tuning/kernel_ids.h"
+#include "kernels/runtime/kernel_ids.h"
 
 #include <algorithm>
 

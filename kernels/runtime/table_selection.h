@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "tuning/launch_table.h"
+#include "kernels/runtime/launch_table.h"
 
 namespace weft {
 

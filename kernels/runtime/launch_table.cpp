@@ -1,4 +1,4 @@
-#include "tuning/launch_table.h"
+#include "kernels/runtime/launch_table.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/runtime/errors.h"
-#include "tuning/files.h"
+#include "kernels/runtime/files.h"
 
 namespace weft {
 namespace {
@@ -262,7 +262,8 @@ std::string unknownKernelMessage(std::string_view name) {
                  std::string(close[i].second);
     message += "? ";
   }
-  return message + "tuning/kernel_ids.h lists all " + std::to_string(kNumKernels) + " kernels)";
+  return message + "kernels/runtime/kernel_ids.h lists all " + std::to_string(kNumKernels) +
+         " kernels)";
 }
 
 TableMatch matchTable(const LaunchTable& table, const GpuIdentity& current) {

@@ -1,4 +1,4 @@
-#include "tuning/files.h"
+#include "kernels/runtime/files.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "tuning/table_selection.h"
+#include "kernels/runtime/table_selection.h"
 
 #include <cstdlib>
 #include <filesystem>
