@@ -12,7 +12,7 @@ FrameDriver::FrameDriver(const Device& device, int variants, bool useGraphs)
   for (int v = 0; v < variants; ++v) graphs_.push_back(std::make_unique<FrameGraph>(device));
 }
 
-void FrameDriver::carry(Range where) {
+void FrameDriver::carry(BufferRange where) {
   const size_t bytes = where().second;
   carried_.push_back(Carried{std::move(where), DeviceBuffer<unsigned char>(device_, bytes)});
 }

@@ -31,10 +31,9 @@ class FrameDriver {
  public:
   FrameDriver(const Device& device, int variants, bool useGraphs);
 
-  /// A device range (pointer, bytes) that carries over between frames.
-  using Range = std::function<std::pair<void*, size_t>()>;
-  /// Registers a range to save at the start of every frame and restore before a frame runs again.
-  void carry(Range where);
+  /// Registers a device range that carries over between frames: saved at the start of every frame,
+  /// restored before a frame runs again.
+  void carry(BufferRange where);
 
   /// What an overflow check returns: what grew ("contact rows 256 -> 640"), or nothing when the
   /// frame's contacts fit.
@@ -57,7 +56,7 @@ class FrameDriver {
 
  private:
   struct Carried {
-    Range where;
+    BufferRange where;
     DeviceBuffer<unsigned char> saved;
   };
   void runOnce(int variant, const std::function<void()>& body);
@@ -74,11 +73,5 @@ class FrameDriver {
   std::vector<Carried> carried_;
   std::vector<std::string> regrowths_;
 };
-
-/// A buffer as a carried range, read when used (the buffer may be reallocated in between).
-template <class T>
-FrameDriver::Range carriedRange(DeviceBuffer<T>& buffer) {
-  return [&buffer] { return std::pair<void*, size_t>(buffer.data(), buffer.bytes()); };
-}
 
 }  // namespace weft

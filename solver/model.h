@@ -125,12 +125,19 @@ class Model {
   DeviceBuffer<ParticleDriver> drivers;  // (numDrivers)
 };
 
+/// Everything of a cloth model that carries over from one substep to the next (the work buffers,
+/// Scratch, hold nothing that must survive a substep).
 struct State {
   State(const Device& device, const ModelDesc& desc);
 
   DeviceBuffer<Vec3> positions;     // (numParticles) [m]
   DeviceBuffer<Vec3> velocities;    // (numParticles) [m/s]
   DeviceBuffer<long long> substep;  // (1) substeps completed since t = 0
+
+  /// Every buffer above, for saving a frame's start (FrameDriver::carry).
+  std::vector<BufferRange> carried() {
+    return {rangeOf(positions), rangeOf(velocities), rangeOf(substep)};
+  }
 };
 
 struct Scratch {

@@ -220,19 +220,38 @@ RigidState::RigidState(const Device& device, const RigidDesc& desc) {
   linearVelocities = DeviceBuffer<Vec3>(device, v);
   angularVelocities = DeviceBuffer<Vec3>(device, w);
   substep = DeviceBuffer<long long>(device, size_t(1));
+  startPoses = DeviceBuffer<Transform>(device, p);
+  const size_t J = std::max<size_t>(size_t(desc.numJoints()), 1);
+  jointLambda = DeviceBuffer<RodMultipliers>(device, J);
+  dahl = DeviceBuffer<DahlState>(device, J);
+  if (desc.numShapes() >= 2) {
+    history.shapeOffsets = DeviceBuffer<int>(device, size_t(desc.numShapes()) + 1);
+    history.count = DeviceBuffer<int>(device, size_t(1));
+  }
 }
 
-RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, const RigidState& state,
+std::vector<BufferRange> RigidState::carried() {
+  return {rangeOf(poses),
+          rangeOf(linearVelocities),
+          rangeOf(angularVelocities),
+          rangeOf(substep),
+          rangeOf(startPoses),
+          rangeOf(jointLambda),
+          rangeOf(dahl),
+          rangeOf(history.rows),
+          rangeOf(history.count),
+          rangeOf(history.shapeOffsets),
+          rangeOf(history.midpoints),
+          rangeOf(history.state)};
+}
+
+RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidState& state,
                            const RigidSolverOptions& options)
     : device(dev) {
   const size_t B = size_t(model.numBodies), J = size_t(model.numJoints);
-  startPoses = DeviceBuffer<Transform>(device, B);
-  startPoses.copyFrom(state.poses);
   inertialPoses = DeviceBuffer<Transform>(device, B);
   iteratePoses = DeviceBuffer<Transform>(device, B);
   jointTerms = DeviceBuffer<RodStepTerms>(device, std::max<size_t>(J, 1));
-  jointLambda = DeviceBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
-  dahl = DeviceBuffer<DahlState>(device, std::max<size_t>(J, 1));
   for (auto& b : jointLambdaIterates)
     b = DeviceBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
   if (model.numShapes >= 2) {
@@ -245,23 +264,21 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, const Rig
         device, model.shapesView(), RigidBodiesView{model.numBodies, model.invMass.data()},
         ShapePairFilterView{int(model.filterKeys.size()), model.filterKeys.data()}, settings,
         state.poses.data());
-    previousShapeOffsets = DeviceBuffer<int>(device, size_t(model.numShapes) + 1);
-    previousCount = DeviceBuffer<int>(device, size_t(1));
-    resizeRows();
+    resizeRows(state);
   }
   device.synchronize();
 }
 
-void RigidScratch::resizeRows() {
+void RigidScratch::resizeRows(RigidState& state) {
   const size_t n = size_t(detector->rowCapacity());
   contactState = grown(device, contactState, n);
   matchIndex = grown(device, matchIndex, n);
   matchCandidate = grown(device, matchCandidate, n);
   matchDistance = grown(device, matchDistance, n);
   midpoints = grown(device, midpoints, n);
-  previousRows = grown(device, previousRows, n);
-  previousMidpoints = grown(device, previousMidpoints, n);
-  previousState = grown(device, previousState, n);
+  state.history.rows = grown(device, state.history.rows, n);
+  state.history.midpoints = grown(device, state.history.midpoints, n);
+  state.history.state = grown(device, state.history.state, n);
   claims = grown(device, claims, n);
   for (auto& b : contactLambdaIterates) b = DeviceBuffer<Vec3>(device, n);
   rowCapacity = int(n);

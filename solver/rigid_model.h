@@ -112,31 +112,48 @@ class RigidModel {
   RigidShapesView shapesView() const;
 };
 
+/// The previous detection, which the next one is matched against (the contact history and the
+/// sticky contacts): saved at the end of the substep before each detection, so it carries over
+/// between substeps and frames. Empty when the model has no pair of shapes to test.
+struct RigidContactHistory {
+  DeviceBuffer<RigidContact> rows;        // (rowCapacity)
+  DeviceBuffer<int> count;                // (1)
+  DeviceBuffer<int> shapeOffsets;         // (numShapes + 1)
+  DeviceBuffer<Vec3> midpoints;           // (rowCapacity) world midpoints at detection
+  DeviceBuffer<RigidContactState> state;  // (rowCapacity)
+};
+
+/// Everything of a rigid model that carries over from one substep to the next (the work buffers,
+/// RigidScratch, hold nothing that must survive a substep).
 struct RigidState {
   RigidState(const Device& device, const RigidDesc& desc);
 
-  DeviceBuffer<Transform> poses;         // (numBodies) body origin poses [m]
-  DeviceBuffer<Vec3> linearVelocities;   // (numBodies) COM velocity [m/s]
-  DeviceBuffer<Vec3> angularVelocities;  // (numBodies) world [rad/s]
-  DeviceBuffer<long long> substep;       // (1) substeps completed since t = 0
+  DeviceBuffer<Transform> poses;             // (numBodies) body origin poses [m]
+  DeviceBuffer<Vec3> linearVelocities;       // (numBodies) COM velocity [m/s]
+  DeviceBuffer<Vec3> angularVelocities;      // (numBodies) world [rad/s]
+  DeviceBuffer<long long> substep;           // (1) substeps completed since t = 0
+  DeviceBuffer<Transform> startPoses;        // (numBodies) body_q_prev: start of the last step
+  DeviceBuffer<RodMultipliers> jointLambda;  // (numJoints) the joints' multipliers (warm start)
+  DeviceBuffer<DahlState> dahl;              // (numJoints) Dahl friction state
+  RigidContactHistory history;               // (RigidScratch sizes its rows with the detector's)
+
+  /// Every buffer above, for saving a frame's start (FrameDriver::carry).
+  std::vector<BufferRange> carried();
 };
 
 struct RigidScratch {
-  RigidScratch(const Device& device, const RigidModel& model, const RigidState& state,
+  RigidScratch(const Device& device, const RigidModel& model, RigidState& state,
                const RigidSolverOptions& options);
 
-  /// (Re)allocates the per-row arrays for the detector's current row capacity, keeping the
-  /// first rows of the previous detection and their state (the contact history).
-  void resizeRows();
+  /// (Re)allocates the per-row arrays, and the state's contact history, for the detector's
+  /// current row capacity, keeping the first rows of the previous detection and their state.
+  void resizeRows(RigidState& state);
 
   const Device& device;
-  DeviceBuffer<Transform> startPoses;        // (numBodies) body_q_prev: start of the step
-  DeviceBuffer<Transform> inertialPoses;     // (numBodies) inertial target y
-  DeviceBuffer<Transform> iteratePoses;      // (numBodies) the second pose buffer of the
-                                             // iterations (kernels/avbd.cuh IteratePoses)
-  DeviceBuffer<RodStepTerms> jointTerms;     // (numJoints) per-step joint constants
-  DeviceBuffer<RodMultipliers> jointLambda;  // (numJoints)
-  DeviceBuffer<DahlState> dahl;              // (numJoints)
+  DeviceBuffer<Transform> inertialPoses;  // (numBodies) inertial target y
+  DeviceBuffer<Transform> iteratePoses;   // (numBodies) the second pose buffer of the
+                                          // iterations (kernels/avbd.cuh IteratePoses)
+  DeviceBuffer<RodStepTerms> jointTerms;  // (numJoints) per-step joint constants
   // The multipliers between iterations (kernels/avbd.cuh FoldedDuals): iteration i ≥ 1 writes
   // its new λ to [i % 2]; the last dual step writes jointLambda and contactState's λ again.
   DeviceBuffer<RodMultipliers> jointLambdaIterates[2];  // (numJoints)
@@ -152,13 +169,7 @@ struct RigidScratch {
   DeviceBuffer<int> matchCandidate;              // (rowCapacity)
   DeviceBuffer<float> matchDistance;             // (rowCapacity)
   DeviceBuffer<Vec3> midpoints;                  // (rowCapacity) world midpoints at detection
-  // The previous detection (saved at the end of the substep before the next detection).
-  DeviceBuffer<RigidContact> previousRows;        // (rowCapacity)
-  DeviceBuffer<int> previousCount;                // (1)
-  DeviceBuffer<int> previousShapeOffsets;         // (numShapes + 1)
-  DeviceBuffer<Vec3> previousMidpoints;           // (rowCapacity)
-  DeviceBuffer<RigidContactState> previousState;  // (rowCapacity)
-  DeviceBuffer<unsigned long long> claims;        // (rowCapacity)
+  DeviceBuffer<unsigned long long> claims;       // (rowCapacity)
 };
 
 }  // namespace weft

@@ -22,20 +22,9 @@ RigidSimulation::RigidSimulation(const Device& device, const RigidDesc& desc,
     throw Error("the rigid solver's collideInterval (" + std::to_string(options.collideInterval) +
                 ") must divide the substeps per frame (" + std::to_string(substepsPerFrame) +
                 "), so that every frame starts with a contact detection");
-  if (scratch_.detector) {  // without contacts nothing can overflow, and no frame runs again
-    frames_.carry(carriedRange(state_.poses));
-    frames_.carry(carriedRange(state_.linearVelocities));
-    frames_.carry(carriedRange(state_.angularVelocities));
-    frames_.carry(carriedRange(state_.substep));
-    frames_.carry(carriedRange(scratch_.startPoses));
-    frames_.carry(carriedRange(scratch_.jointLambda));
-    frames_.carry(carriedRange(scratch_.dahl));
-    frames_.carry(carriedRange(scratch_.previousRows));
-    frames_.carry(carriedRange(scratch_.previousCount));
-    frames_.carry(carriedRange(scratch_.previousShapeOffsets));
-    frames_.carry(carriedRange(scratch_.previousMidpoints));
-    frames_.carry(carriedRange(scratch_.previousState));
-  }
+  // Without contacts nothing can overflow, and no frame runs again.
+  if (scratch_.detector)
+    for (BufferRange& range : state_.carried()) frames_.carry(std::move(range));
   if (options.recordConvergence) {
     convergence_.iterations = options.iterations;
     scratch_.iterationSteps =
@@ -58,7 +47,7 @@ void RigidSimulation::advanceFrame() {
         const RigidContactStatus status = detector.readStatus();
         if (detector.fits(status)) return std::nullopt;
         std::string grew = detector.growToFit(status);
-        scratch_.resizeRows();  // the per-row solver buffers follow the rows
+        scratch_.resizeRows(state_);  // the per-row buffers and the history follow the rows
         return grew;
       });
   contactReport_.regrowths = frames_.regrowths();

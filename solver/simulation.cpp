@@ -24,9 +24,7 @@ Simulation::Simulation(const Device& device, const ModelDesc& desc, const Solver
     for (int i = 0; i < options.iterations; ++i)
       perSubstep += selfContactDetectionDue(options.selfContact.detectionInterval, i) ? 1 : 0;
     detectionsPerFrame_ = perSubstep * substepsPerFrame;
-    frames_.carry(carriedRange(state_.positions));
-    frames_.carry(carriedRange(state_.velocities));
-    frames_.carry(carriedRange(state_.substep));
+    for (BufferRange& range : state_.carried()) frames_.carry(std::move(range));
   }
 }
 

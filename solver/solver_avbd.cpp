@@ -23,7 +23,7 @@ void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFra
   for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch, it, substepInFrame);
   finishStep(state, scratch);
   if (scratch.detector && matching() && (substepInFrame + 1) % options_.collideInterval == 0)
-    saveDetection(scratch);
+    saveDetection(state, scratch);
 }
 
 void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const {
@@ -34,9 +34,9 @@ void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch, bool fir
   detector.detect(state.poses.data(), firstOfFrame ? RigidContactDetector::TreeUpdate::Rebuild
                                                    : RigidContactDetector::TreeUpdate::Refit);
   if (!matching()) return;
-  const PreviousContactsView previous{scratch.previousRows.data(), scratch.previousCount.data(),
-                                      scratch.previousShapeOffsets.data(),
-                                      scratch.previousMidpoints.data()};
+  const PreviousContactsView previous{state.history.rows.data(), state.history.count.data(),
+                                      state.history.shapeOffsets.data(),
+                                      state.history.midpoints.data()};
   scratch.claims.zero();
   const int rows = scratch.rowCapacity;
   launch(
@@ -62,12 +62,12 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
     k.contacts = StepBodyBodyContactC0Lambda{bodies,
                                              detector->view(),
                                              model_.shapeMaterial.data(),
-                                             scratch.startPoses.data(),
+                                             state.startPoses.data(),
                                              scratch.contactState.data(),
                                              fresh,
                                              history ? scratch.matchIndex.data() : nullptr,
-                                             history ? scratch.previousRows.data() : nullptr,
-                                             history ? scratch.previousState.data() : nullptr,
+                                             history ? state.history.rows.data() : nullptr,
+                                             history ? state.history.state.data() : nullptr,
                                              !options_.stickyContacts,
                                              h,
                                              options_.gamma};
@@ -85,14 +85,14 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
   k.numBodies = model_.numBodies;
   k.joints = StepJointC0LambdaRho{bodies,
                                   model_.jointsView(),
-                                  scratch.startPoses.data(),
+                                  state.startPoses.data(),
                                   scratch.jointTerms.data(),
-                                  scratch.jointLambda.data(),
+                                  state.jointLambda.data(),
                                   h,
                                   options_.gamma,
                                   options_.jointAlpha};
-  k.dahl = ComputeRodDahlParameters{model_.jointsView(), scratch.startPoses.data(),
-                                    scratch.dahl.data(), scratch.jointTerms.data()};
+  k.dahl = ComputeRodDahlParameters{model_.jointsView(), state.startPoses.data(), state.dahl.data(),
+                                    scratch.jointTerms.data()};
   k.numJoints = model_.numJoints;
   k.hasDahl = model_.hasDahl;
   launch(device_, std::max({k.rowSlots, k.numBodies, k.numJoints}), k);
@@ -158,10 +158,10 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 detector ? scratch.contactState.data() : nullptr,
                 model_.colorBodies.data() + first,
                 IteratePoses{previous, updated, model_.bodyColor.data(), c},
-                scratch.startPoses.data(),
+                state.startPoses.data(),
                 scratch.inertialPoses.data(),
                 scratch.jointTerms.data(),
-                scratch.jointLambda.data(),
+                state.jointLambda.data(),
                 model_.maxJointsPerBody,
                 h,
                 options_.frictionEpsilon,
@@ -190,14 +190,14 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
         bodies,
         detector->view(),
         updated,
-        scratch.startPoses.data(),
+        state.startPoses.data(),
         scratch.contactState.data(),
         options_.contactAlpha,
         fromIterates ? scratch.contactLambdaIterates[iteration % 2].data() : nullptr};
     k.rowSlots = scratch.rowCapacity;
   }
   k.joints =
-      UpdateDualsJoint{joints, updated, scratch.jointTerms.data(), scratch.jointLambda.data(),
+      UpdateDualsJoint{joints, updated, scratch.jointTerms.data(), state.jointLambda.data(),
                        fromIterates ? scratch.jointLambdaIterates[iteration % 2].data() : nullptr};
   k.numJoints = model_.numJoints;
   const int n = std::max(k.rowSlots, k.numJoints);
@@ -212,27 +212,27 @@ void SolverAVBD::finishStep(RigidState& state, RigidScratch& scratch) const {
   k.bodies = UpdateBodyVelocity{model_.com.data(),
                                 final,
                                 inState ? nullptr : state.poses.data(),
-                                scratch.startPoses.data(),
+                                state.startPoses.data(),
                                 state.linearVelocities.data(),
                                 state.angularVelocities.data(),
                                 state.substep.data(),
                                 float(dt_)};
   k.numBodies = model_.numBodies;
-  k.dahl = UpdateCableDahlState{model_.jointsView(), final, scratch.dahl.data()};
+  k.dahl = UpdateCableDahlState{model_.jointsView(), final, state.dahl.data()};
   k.dahlJoints = model_.hasDahl ? model_.numJoints : 0;
   launch(device_, std::max(k.numBodies, k.dahlJoints), k);
 }
 
-void SolverAVBD::saveDetection(RigidScratch& scratch) const {
+void SolverAVBD::saveDetection(RigidState& state, const RigidScratch& scratch) const {
   const RigidContactDetector& detector = *scratch.detector;
   const size_t rows = size_t(scratch.rowCapacity);
-  detail::copyBytesAsync(device_, scratch.previousRows.data(), detector.rows(),
+  detail::copyBytesAsync(device_, state.history.rows.data(), detector.rows(),
                          rows * sizeof(RigidContact));
-  detail::copyBytesAsync(device_, scratch.previousCount.data(), detector.rowCount(), sizeof(int));
-  detail::copyBytesAsync(device_, scratch.previousShapeOffsets.data(), detector.shapeRowOffsets(),
-                         scratch.previousShapeOffsets.bytes());
-  scratch.previousMidpoints.copyFrom(scratch.midpoints);
-  scratch.previousState.copyFrom(scratch.contactState);
+  detail::copyBytesAsync(device_, state.history.count.data(), detector.rowCount(), sizeof(int));
+  detail::copyBytesAsync(device_, state.history.shapeOffsets.data(), detector.shapeRowOffsets(),
+                         state.history.shapeOffsets.bytes());
+  state.history.midpoints.copyFrom(scratch.midpoints);
+  state.history.state.copyFrom(scratch.contactState);
 }
 
 }  // namespace weft

@@ -50,7 +50,7 @@ class SolverAVBD {
   void beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const;
   void iterate(RigidState& state, RigidScratch& scratch, int iteration, int substepInFrame) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;
-  void saveDetection(RigidScratch& scratch) const;
+  void saveDetection(RigidState& state, const RigidScratch& scratch) const;
   /// The pose buffer iteration `iteration` starts from (the state's poses for even ones).
   static Transform* iterateInput(RigidState& state, RigidScratch& scratch, int iteration);
   bool matching() const { return options_.contactHistory || options_.stickyContacts; }

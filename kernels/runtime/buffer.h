@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -101,6 +102,14 @@ class DeviceBuffer {
 };
 
 void throwBufferSizeMismatch(size_t expected, size_t got);
+
+/// Where a buffer's contents are when called (pointer, bytes): for code that keeps referring to a
+/// buffer that may be reallocated in between (the state FrameDriver saves at each frame's start).
+using BufferRange = std::function<std::pair<void*, size_t>()>;
+template <class T>
+BufferRange rangeOf(DeviceBuffer<T>& buffer) {
+  return [&buffer] { return std::pair<void*, size_t>(buffer.data(), buffer.bytes()); };
+}
 
 template <class T>
 void DeviceBuffer<T>::checkSize(size_t n) const {

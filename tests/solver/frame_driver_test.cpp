@@ -27,7 +27,7 @@ void expectFramesRunAgainFromTheirStart(const Device& device) {
   DeviceBuffer<int> counters(device, 4);
   counters.zero();
   FrameDriver frames(device, 2, true);
-  frames.carry(carriedRange(counters));
+  frames.carry(rangeOf(counters));
   int runs = 0, overflowsLeft = 2;
   const auto body = [&](int amount) {
     return [&, amount] {

@@ -236,7 +236,7 @@ void expectTwistTorque(float rho) {
   for (int f = 0; f < 180; ++f) sim.advanceFrame();
   // At rest every one of the n − 1 joints twists by φ/(n − 1) and carries k_t·φ/(n − 1); the
   // multiplier of the twist row converges to exactly that material torque.
-  const std::vector<RodMultipliers> lambda = sim.scratch().jointLambda.download();
+  const std::vector<RodMultipliers> lambda = sim.state().jointLambda.download();
   const std::vector<Transform> poses = sim.poses();
   for (int j = 0; j < n - 1; ++j) {
     EXPECT_NEAR(lambda[size_t(j)].ang.z, kt * phi / (n - 1), 0.02 * kt * phi / (n - 1))
