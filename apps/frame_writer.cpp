@@ -47,6 +47,33 @@ void writePoints(FILE* f, std::span<const Vec3> points) {
 }
 
 /// One .usda file: the cloth as a Mesh with time-sampled points, shapes as prims.
+/// The geometry lines of a shape prim (the shape's own placement comes as xform ops).
+void writeShapeGeometry(FILE* f, const ShapeGeometry& g, const std::string& name) {
+  switch (g.type) {
+    case ShapeType::Plane:
+      std::fprintf(f,
+                   "    def Mesh \"%s\"\n    {\n        int[] faceVertexCounts = [4]\n"
+                   "        int[] faceVertexIndices = [0, 1, 2, 3]\n"
+                   "        point3f[] points = [(-10, -10, 0), (10, -10, 0), (10, 10, 0), "
+                   "(-10, 10, 0)]\n",
+                   name.c_str());
+      break;
+    case ShapeType::Box:
+      std::fprintf(f, "    def Cube \"%s\"\n    {\n        double size = 2\n", name.c_str());
+      break;
+    case ShapeType::Sphere:
+      std::fprintf(f, "    def Sphere \"%s\"\n    {\n        double radius = %.7g\n", name.c_str(),
+                   g.radius);
+      break;
+    case ShapeType::Capsule:
+      std::fprintf(f,
+                   "    def Capsule \"%s\"\n    {\n        uniform token axis = \"Z\"\n"
+                   "        double height = %.7g\n        double radius = %.7g\n",
+                   name.c_str(), 2.0 * g.halfHeight, g.radius);
+      break;
+  }
+}
+
 class UsdaWriter final : public FrameWriter {
  public:
   UsdaWriter(const fs::path& path, const ModelDesc& desc, double fps, int plannedFrames)
@@ -144,30 +171,7 @@ class UsdaWriter final : public FrameWriter {
     for (size_t i = 0; i < desc_.shapes.size(); ++i) {
       const ShapeDesc& s = desc_.shapes[i];
       const std::string name = "shape_" + std::to_string(i);
-      switch (s.geometry.type) {
-        case ShapeType::Plane:
-          std::fprintf(file_, "    def Mesh \"%s\"\n    {\n", name.c_str());
-          std::fprintf(file_,
-                       "        int[] faceVertexCounts = [4]\n"
-                       "        int[] faceVertexIndices = [0, 1, 2, 3]\n"
-                       "        point3f[] points = [(-10, -10, 0), (10, -10, 0), (10, 10, 0), "
-                       "(-10, 10, 0)]\n");
-          break;
-        case ShapeType::Box:
-          std::fprintf(file_, "    def Cube \"%s\"\n    {\n        double size = 2\n",
-                       name.c_str());
-          break;
-        case ShapeType::Sphere:
-          std::fprintf(file_, "    def Sphere \"%s\"\n    {\n        double radius = %.7g\n",
-                       name.c_str(), s.geometry.radius);
-          break;
-        case ShapeType::Capsule:
-          std::fprintf(file_,
-                       "    def Capsule \"%s\"\n    {\n        uniform token axis = \"Z\"\n"
-                       "        double height = %.7g\n        double radius = %.7g\n",
-                       name.c_str(), 2.0 * s.geometry.halfHeight, s.geometry.radius);
-          break;
-      }
+      writeShapeGeometry(file_, s.geometry, name);
       if (!s.name.empty())
         std::fprintf(file_, "        custom string weft:name = \"%s\"\n", s.name.c_str());
       // A Cube of size 2 scaled by the half extents is the box.
@@ -211,33 +215,6 @@ class ObjSequenceWriter final : public FrameWriter {
   const ModelDesc& desc_;
   std::vector<std::string> files_;
 };
-
-/// The geometry lines of a shape prim (the shape's own placement comes as xform ops).
-void writeShapeGeometry(FILE* f, const ShapeGeometry& g, const std::string& name) {
-  switch (g.type) {
-    case ShapeType::Plane:
-      std::fprintf(f,
-                   "    def Mesh \"%s\"\n    {\n        int[] faceVertexCounts = [4]\n"
-                   "        int[] faceVertexIndices = [0, 1, 2, 3]\n"
-                   "        point3f[] points = [(-10, -10, 0), (10, -10, 0), (10, 10, 0), "
-                   "(-10, 10, 0)]\n",
-                   name.c_str());
-      break;
-    case ShapeType::Box:
-      std::fprintf(f, "    def Cube \"%s\"\n    {\n        double size = 2\n", name.c_str());
-      break;
-    case ShapeType::Sphere:
-      std::fprintf(f, "    def Sphere \"%s\"\n    {\n        double radius = %.7g\n", name.c_str(),
-                   g.radius);
-      break;
-    case ShapeType::Capsule:
-      std::fprintf(f,
-                   "    def Capsule \"%s\"\n    {\n        uniform token axis = \"Z\"\n"
-                   "        double height = %.7g\n        double radius = %.7g\n",
-                   name.c_str(), 2.0 * g.halfHeight, g.radius);
-      break;
-  }
-}
 
 void writeStaticXform(FILE* f, const Transform& t, const ShapeGeometry& g) {
   std::fprintf(f, "        double3 xformOp:translate = (%.7g, %.7g, %.7g)\n", t.p.x, t.p.y, t.p.z);

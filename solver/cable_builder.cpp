@@ -13,6 +13,7 @@
 #include "kernels/closest_point.h"
 #include "kernels/kinematics.h"
 #include "kernels/runtime/errors.h"
+#include "solver/shape_checks.h"
 
 namespace weft {
 namespace {
@@ -190,27 +191,8 @@ void validateShapes(const RigidDesc& desc) {
            std::to_string(desc.numBodies()) + " bodies; -1 = static).");
     if (!finite(shape.localPose) || !unitQuaternion(shape.localPose.q))
       fail("its local pose is not finite or its quaternion is not unit length.");
-    const ShapeGeometry& g = shape.geometry;
-    switch (g.type) {
-      case ShapeType::Plane:
-        break;
-      case ShapeType::Box:
-        if (!(g.halfExtents.x > 0.0f && g.halfExtents.y > 0.0f && g.halfExtents.z > 0.0f) ||
-            !isFinite(g.halfExtents))
-          fail("a box needs finite positive half extents.");
-        break;
-      case ShapeType::Sphere:
-        if (!(g.radius > 0.0f) || !isFinite(g.radius))
-          fail("a sphere needs a finite positive radius (got " + number(g.radius) + ").");
-        break;
-      case ShapeType::Capsule:
-        if (!(g.radius > 0.0f) || !isFinite(g.radius) || !finiteNonNegative(g.halfHeight))
-          fail("a capsule needs a finite positive radius and a finite half height >= 0 (got " +
-               number(g.radius) + ", " + number(g.halfHeight) + ").");
-        break;
-      default:
-        fail("unknown shape type " + std::to_string(int(g.type)) + ".");
-    }
+    if (const std::string problem = shapeGeometryProblem(shape.geometry); !problem.empty())
+      fail(problem);
     const ContactMaterial& mat = shape.material;
     if (!finiteNonNegative(mat.ke) || !finiteNonNegative(mat.kd) || !finiteNonNegative(mat.mu))
       fail("material ke " + number(mat.ke) + ", kd " + number(mat.kd) + ", mu " + number(mat.mu) +

@@ -10,6 +10,7 @@
 #include "kernels/runtime/errors.h"
 #include "kernels/triangle_geometry.h"
 #include "solver/adjacency.h"
+#include "solver/shape_checks.h"
 
 namespace weft {
 namespace {
@@ -306,19 +307,8 @@ void ClothBuilder::validateShapes(const ModelDesc& model) const {
   for (size_t s = 0; s < model.shapes.size(); ++s) {
     const ShapeDesc& shape = model.shapes[s];
     const std::string name = "shape " + std::to_string(s) + " ('" + shape.name + "')";
-    const ShapeGeometry& g = shape.geometry;
-    const int type = int(g.type);
-    if (type < int(ShapeType::Plane) || type > int(ShapeType::Capsule))
-      throw Error(name + " has the unknown type " + std::to_string(type) + ".");
-    if (!finite(g.halfExtents) || g.halfExtents.x < 0.0f || g.halfExtents.y < 0.0f ||
-        g.halfExtents.z < 0.0f)
-      throw Error(name + " has halfExtents " + str(g.halfExtents) +
-                  "; they must be finite and >= 0.");
-    if (!finiteNonNegative(g.radius))
-      throw Error(name + " has radius " + str(g.radius) + " m; it must be finite and >= 0.");
-    if (!finiteNonNegative(g.halfHeight))
-      throw Error(name + " has halfHeight " + str(g.halfHeight) +
-                  " m; it must be finite and >= 0.");
+    if (const std::string problem = shapeGeometryProblem(shape.geometry); !problem.empty())
+      throw Error(name + ": " + problem);
     if (!finiteNonNegative(shape.margin))
       throw Error(name + " has margin " + str(shape.margin) + " m; it must be finite and >= 0.");
     const ContactMaterial& m = shape.material;

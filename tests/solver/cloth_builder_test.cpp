@@ -607,12 +607,19 @@ TEST(ClothBuilderValidation, Shapes) {
   ShapeDesc bad = shape;
   bad.geometry.radius = -0.5f;
   EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1 ('ball')"), HasSubstr("radius")));
+  bad.geometry.radius = 0.0f;
+  EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("positive radius")));
+  // The geometry rule is the cable builder's too (solver/shape_checks.h): only the fields of the
+  // shape's type are read.
   bad = shape;
   bad.geometry.halfExtents = {1, nan, 1};
-  EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("halfExtents")));
+  EXPECT_EQ(shapeError(bad), "(no weft::Error thrown)") << "a sphere has no half extents";
+  bad.geometry.type = ShapeType::Box;
+  EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("half extents")));
   bad = shape;
+  bad.geometry.type = ShapeType::Capsule;
   bad.geometry.halfHeight = -1.0f;
-  EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("halfHeight")));
+  EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("half height")));
   bad = shape;
   bad.margin = nan;
   EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("margin")));
@@ -633,7 +640,7 @@ TEST(ClothBuilderValidation, Shapes) {
   EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("velocity")));
   bad = shape;
   bad.geometry.type = static_cast<ShapeType>(17);
-  EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("unknown type")));
+  EXPECT_THAT(shapeError(bad), AllOf(HasSubstr("shape 1"), HasSubstr("unknown shape type 17")));
 }
 
 }  // namespace
