@@ -14,9 +14,14 @@
 //       folded onto itself so that its halves lie within the detection margin;
 //       traversal 0 = cooperative (lanes per query from the table), 1 = stackless, 2 =
 //       shared-memory stack (the reference's).
+//   CableWorlds/<scene>/<worlds>   one frame of `worlds` copies of a cable scene in one model
+//       (replicateWorlds, 3 m apart along x) replayed as one graph, after 3 warm frames; counters:
+//       world-substeps per second and µs per substep.
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "collision/self_contact_detector.h"
 #include "kernels/runtime/graph.h"
@@ -24,8 +29,10 @@
 #include "kernels/runtime/timer.h"
 #include "scenes/scene.h"
 #include "scenes/scene_runner.h"
+#include "solver/cable_builder.h"
 #include "solver/cloth_builder.h"
 #include "solver/contact_filter.h"
+#include "solver/rigid_simulation.h"
 #include "tuning/tuner.h"
 
 namespace weft {
@@ -146,6 +153,36 @@ void SceneSubstep(benchmark::State& state, const std::string& sceneName) {
                       : std::string("built-in sizes")));
 }
 
+void CableWorlds(benchmark::State& state, const std::string& sceneName) {
+  if (visibleCudaDevices() == 0) {
+    state.SkipWithError("no CUDA GPU visible");
+    return;
+  }
+  const int worlds = int(state.range(0));
+  auto device = Device::open(DeviceRequest::Cuda);
+  const TableSelection table = selectLaunchTable("", device->gpuIdentity(), defaultTablesDir());
+  device->setLaunchPolicy(LaunchPolicy::resolve(table.table ? &*table.table : nullptr, sceneName,
+                                                device->gpu().identity.ccMajor,
+                                                device->gpu().identity.ccMinor));
+  const Scene& scene = findScene(sceneName);
+  const RigidDesc desc = replicateWorlds(scene.buildRigid({}), worlds, {3.0f, 0.0f, 0.0f});
+  RigidSimulation sim(*device, desc, scene.rigidSolver, 1.0 / scene.fps, scene.substeps);
+  for (int f = 0; f < 3; ++f) sim.advanceFrame();
+  double seconds = 0.0;
+  long long frames = 0;
+  for (auto _ : state) {
+    sim.advanceFrame();
+    state.SetIterationTime(sim.lastFrameMs() * 1e-3);
+    seconds += sim.lastFrameMs() * 1e-3;
+    ++frames;
+  }
+  const double substeps = double(frames) * scene.substeps;
+  state.counters["worlds"] = worlds;
+  state.counters["world_substeps_per_s"] = worlds * substeps / seconds;
+  state.counters["us_per_substep"] = 1e6 * seconds / substeps;
+  state.SetLabel(device->gpu().identity.name + ", " + std::to_string(desc.numBodies()) + " bodies");
+}
+
 /// One SceneSubstep benchmark per benchmark scene.
 const bool kScenesRegistered = [] {
   for (const Scene& s : allScenes())
@@ -153,6 +190,19 @@ const bool kScenesRegistered = [] {
       benchmark::RegisterBenchmark(("SceneSubstep/" + s.name).c_str(), SceneSubstep, s.name)
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
+  return true;
+}();
+
+const bool kWorldsRegistered = [] {
+  const auto add = [](const char* scene, std::vector<long long> worlds) {
+    auto* b = benchmark::RegisterBenchmark((std::string("CableWorlds/") + scene).c_str(),
+                                           CableWorlds, std::string(scene));
+    for (long long n : worlds) b->Arg(n);
+    b->ArgName("worlds")->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
+  };
+  add("cable_y_junction", {1, 16, 256, 1024, 4096});
+  add("cable_twist", {1, 16, 64, 256, 1024});
+  add("cable_pile", {1, 2, 8});
   return true;
 }();
 

@@ -53,14 +53,36 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   if (n > 0)
     detail::downloadBytes(device, geometry.data(), shapes.geometry,
                           size_t(n) * sizeof(ShapeGeometry));
-  std::vector<int> shapeLeaf(size_t(n), -1), leafShape, planes;
+  std::vector<int> world(static_cast<size_t>(n), 0);
+  if (n > 0 && shapes.world)
+    detail::downloadBytes(device, world.data(), shapes.world, size_t(n) * sizeof(int));
+  std::vector<int> shapeLeaf(size_t(n), -1), leafShape, planes, worldLeafBegin = {0},
+                                                                worldPlaneBegin = {0};
   for (int s = 0; s < n; ++s) {
+    if (world[s] < int(worldLeafBegin.size()) - 1 || world[s] < 0)
+      throw Error("shape " + std::to_string(s) + " is in world " + std::to_string(world[s]) +
+                  ", after a shape of a later world: the worlds' shapes must come in ascending "
+                  "order of world");
+    while (world[s] > int(worldLeafBegin.size()) - 1) {
+      worldLeafBegin.push_back(int(leafShape.size()));
+      worldPlaneBegin.push_back(int(planes.size()));
+    }
     if (geometry[s].type == ShapeType::Plane) {
       planes.push_back(s);
     } else {
       shapeLeaf[s] = int(leafShape.size());
       leafShape.push_back(s);
     }
+  }
+  worldLeafBegin.push_back(int(leafShape.size()));
+  worldPlaneBegin.push_back(int(planes.size()));
+  largestWorldTreeShapes_ = 0;
+  for (size_t w = 0; w + 1 < worldLeafBegin.size(); ++w)
+    largestWorldTreeShapes_ =
+        std::max(largestWorldTreeShapes_, worldLeafBegin[w + 1] - worldLeafBegin[w]);
+  if (worldLeafBegin.size() > 2) {
+    worldLeafBegin_ = DeviceBuffer<int>(device, worldLeafBegin);
+    worldPlaneBegin_ = DeviceBuffer<int>(device, worldPlaneBegin);
   }
   shapeLeaf_ = DeviceBuffer<int>(device, shapeLeaf);
   leafShape_ = DeviceBuffer<int>(device, leafShape);
@@ -140,11 +162,14 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
 
   // Candidate pairs per shape.
   const ShapePairLists pairs = shapePairs();
-  const RigidBroadPhase query{bvh_->view(),    shapes_.body,      shapes_.geometry,
-                              bodies_.invMass, shapeLeaf_.data(), leafShape_.data(),
-                              pairLowers(),    pairUppers(),      planeShapes_.data(),
-                              numPlanes(),     filter_.keys,      filter_.count,
-                              pairs,           status(),          onlyIf};
+  RigidBroadPhase query{bvh_->view(),    shapes_.body,      shapes_.geometry,
+                        bodies_.invMass, shapeLeaf_.data(), leafShape_.data(),
+                        pairLowers(),    pairUppers(),      planeShapes_.data(),
+                        numPlanes(),     filter_.keys,      filter_.count,
+                        pairs,           status(),          onlyIf};
+  query.shapeWorld = shapes_.world;
+  query.worldLeafBegin = worldLeafBegin_.empty() ? nullptr : worldLeafBegin_.data();
+  query.worldPlaneBegin = worldPlaneBegin_.empty() ? nullptr : worldPlaneBegin_.data();
   if (usesAllPairs())
     launchGroup(device_, n, RigidBroadPhaseAllPairs{query, numTreeShapes()});
   else if (settings_.cooperativeBroadPhase)

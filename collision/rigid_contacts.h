@@ -27,6 +27,13 @@
 // Shapes' geometry types are read once at construction (to split planes from tree shapes) and
 // must not change afterwards; poses, margins, gaps, inverse masses and filters are read on
 // every detect().
+//
+// Worlds (RigidShapesView::world, replicateWorlds): shapes of different worlds are never partners.
+// The worlds' shapes come in ascending order of world, so each world's tree slots and planes are
+// contiguous: the all-pairs broad phase and the plane pass visit only the shape's own world, the
+// choice between all pairs and the tree is made by the largest world's shape count, and a world's
+// rows come out in the order they have when it runs alone (the tree, shared by all worlds,
+// returns partners in ascending order whatever its shape).
 #pragma once
 
 #include <cstdint>
@@ -126,8 +133,10 @@ class RigidContactDetector {
   int numBodies() const { return bodies_.numBodies; }
   int numPlanes() const { return int(planeShapes_.size()); }
   int numTreeShapes() const { return int(leafLowers_.size()); }
-  /// Whether detect() uses the all-pairs broad phase (few shapes) instead of the tree.
-  bool usesAllPairs() const { return numTreeShapes() <= settings_.allPairsShapes; }
+  /// Whether detect() uses the all-pairs broad phase (few shapes per world: each shape tests its
+  /// world's boxes) instead of the tree. Decided per world, so that a world of a batch takes the
+  /// path it takes alone.
+  bool usesAllPairs() const { return largestWorldTreeShapes_ <= settings_.allPairsShapes; }
 
  private:
   /// World poses and boxes; `refreshPairBoxes`: the list boxes too (else, when lists may be
@@ -155,6 +164,9 @@ class RigidContactDetector {
   DeviceBuffer<Vec3> leafLowers_, leafUppers_;  // (numTreeShapes)
   DeviceBuffer<Vec3> pairLowers_, pairUppers_;  // (numTreeShapes) list boxes (pairReuseMargin > 0)
   DeviceBuffer<int> stale_;                     // (1) a shape left its list box; zero between uses
+  DeviceBuffer<int> worldLeafBegin_;   // (numWorlds + 1) tree slots per world; empty: one world
+  DeviceBuffer<int> worldPlaneBegin_;  // (numWorlds + 1) planes per world; empty: one world
+  int largestWorldTreeShapes_ = 0;     // the most tree shapes of one world
   bool freshListsNeeded_ = true;  // no lists yet, or their capacity grew: the next detect builds
   std::unique_ptr<Lbvh> bvh_;
   DeviceBuffer<int> pairItems_, pairCounts_;    // (numShapes x pairCapacity), (numShapes)

@@ -83,6 +83,7 @@ struct RigidShapesView {
   const Transform* __restrict__ localPose = nullptr;     // (numShapes) in the body frame [m]
   const float* __restrict__ margin = nullptr;            // (numShapes) shape margin [m]
   const float* __restrict__ gap = nullptr;               // (numShapes) speculative gap [m]
+  const int* __restrict__ world = nullptr;               // (numShapes) or null: one world
 };
 
 /// A fixed-stride partner list per shape: slots [a·capacity, a·capacity + capacity).
@@ -134,9 +135,12 @@ WEFT_HD inline void shapeBounds(const ShapeGeometry& g, const Transform& pose, f
   upper = pose.p + half;
 }
 
-/// The pair rule of the broad phase: different bodies, at least one moving, not filtered.
+/// The pair rule of the broad phase: one world (shapeWorld null: a single one), different bodies,
+/// at least one moving, not filtered.
 WEFT_HD inline bool shapesMayCollide(int a, int b, const int* shapeBody, const float* bodyInvMass,
-                                     const std::uint64_t* filterKeys, int numFilterKeys) {
+                                     const std::uint64_t* filterKeys, int numFilterKeys,
+                                     const int* shapeWorld = nullptr) {
+  if (shapeWorld && shapeWorld[a] != shapeWorld[b]) return false;
   const int ba = shapeBody[a], bb = shapeBody[b];
   if (ba == bb) return false;
   const bool movesA = ba >= 0 && bodyInvMass[ba] > 0.0f;
@@ -270,6 +274,11 @@ struct RigidBroadPhase {
   RigidContactStatus* __restrict__ status;
   const int* __restrict__ onlyIf = nullptr;  // (1) when given, the lists are rebuilt only if
                                              // it is ≠ 0 (stale list boxes) and kept otherwise
+  const int* __restrict__ shapeWorld = nullptr;       // (numShapes) or null: one world
+  const int* __restrict__ worldLeafBegin = nullptr;   // (numWorlds + 1) each world's tree slots
+                                                      // (world-major), or null: one world
+  const int* __restrict__ worldPlaneBegin = nullptr;  // (numWorlds + 1) each world's planes in
+                                                      // planeShapes, or null: one world
 
   /// Whether this detection keeps the previous lists (uniform over the launch).
   WEFT_HD bool keepsLists() const { return onlyIf && *onlyIf == 0; }
@@ -285,15 +294,20 @@ struct RigidBroadPhase {
   /// Whether tree slot `other` is a partner of shape a (b > a, and the pair may collide).
   WEFT_HD bool accepts(int a, int other) const {
     const int b = leafShape[other];
-    return b > a && shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys);
+    return b > a &&
+           shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys, shapeWorld);
   }
 
   /// Appends the planes a may touch after its `count` tree partners; stores the count and raises
   /// the status maximum. Returns the final count.
   WEFT_HD int finish(int a, int count) const {
-    for (int k = 0; k < numPlanes; ++k) {
+    const int w = shapeWorld ? shapeWorld[a] : 0;
+    const int first = worldPlaneBegin ? worldPlaneBegin[w] : 0;
+    const int end = worldPlaneBegin ? worldPlaneBegin[w + 1] : numPlanes;
+    for (int k = first; k < end; ++k) {
       const int b = planeShapes[k];
-      if (!shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys)) continue;
+      if (!shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys, shapeWorld))
+        continue;
       if (count < pairs.capacity) pairs.items[a * pairs.capacity + count] = b;
       ++count;
     }
@@ -338,11 +352,16 @@ struct RigidBroadPhaseAllPairs {
     if (leaf < 0) return;  // uniform over the group
     const Vec3 lower = query.leafLowers[leaf], upper = query.leafUppers[leaf];
     const unsigned below = (1u << g.rank()) - 1u;
+    // Only shape a's world's slots (worlds are world-major): the same slots, in the same order,
+    // as when its world runs alone.
+    const int w = query.shapeWorld ? query.shapeWorld[a] : 0;
+    const int begin = query.worldLeafBegin ? query.worldLeafBegin[w] : 0;
+    const int end = query.worldLeafBegin ? query.worldLeafBegin[w + 1] : numTreeShapes;
     int count = 0;  // uniform over the group
-    for (int first = 0; first < numTreeShapes; first += g.size()) {
+    for (int first = begin; first < end; first += g.size()) {
       const int other = first + g.rank();
       const bool take =
-          other < numTreeShapes &&
+          other < end &&
           boxesOverlap(query.leafLowers[other], query.leafUppers[other], lower, upper) &&
           query.accepts(a, other);
       const unsigned bits = g.ballot(take);

@@ -189,6 +189,9 @@ void validateShapes(const RigidDesc& desc) {
     if (shape.body < -1 || shape.body >= desc.numBodies())
       fail("belongs to body " + std::to_string(shape.body) + ", which does not exist (" +
            std::to_string(desc.numBodies()) + " bodies; -1 = static).");
+    if (shape.world < 0 || (s > 0 && shape.world < desc.shapes[size_t(s) - 1].world))
+      fail("is in world " + std::to_string(shape.world) +
+           "; worlds are numbered from 0 and their shapes come in ascending order of world.");
     if (!finite(shape.localPose) || !unitQuaternion(shape.localPose.q))
       fail("its local pose is not finite or its quaternion is not unit length.");
     if (const std::string problem = shapeGeometryProblem(shape.geometry); !problem.empty())
@@ -564,6 +567,64 @@ void validateRigidDesc(const RigidDesc& desc) {
   validateShapes(desc);
   validateJoints(desc, {});
   validateFilteredPairs(desc);
+}
+
+RigidDesc replicateWorlds(const RigidDesc& desc, int n, const Vec3& spacing) {
+  if (n < 1)
+    throw Error("replicateWorlds needs at least one world (got " + std::to_string(n) + ")");
+  for (const RigidShapeDesc& s : desc.shapes)
+    if (s.world != 0) throw Error("replicateWorlds: the model has worlds already");
+  if (desc.bodyColorOffsets.empty() || desc.jointOffsets.size() != desc.bodies.size() + 1)
+    throw Error("replicateWorlds: the model has no coloring or joint lists (finalize() it first)");
+  const int B = desc.numBodies(), S = desc.numShapes(), J = desc.numJoints();
+  const auto body = [&](int b, int k) { return b < 0 ? b : b + k * B; };
+  const auto moved = [&](Transform t, int k) {
+    t.p = t.p + spacing * float(k);
+    return t;
+  };
+  RigidDesc out;
+  for (int k = 0; k < n; ++k) {
+    for (BodyDesc b : desc.bodies) {
+      b.pose = moved(b.pose, k);
+      b.motion.pose0 = moved(b.motion.pose0, k);
+      for (Transform& t : b.motionSamples) t = moved(t, k);
+      if (!b.name.empty()) b.name = "world " + std::to_string(k) + " " + b.name;
+      out.bodies.push_back(std::move(b));
+    }
+    for (RigidShapeDesc s : desc.shapes) {
+      if (s.body < 0) s.localPose = moved(s.localPose, k);  // static: placed in the world
+      s.body = body(s.body, k);
+      s.world = k;
+      out.shapes.push_back(std::move(s));
+    }
+    for (JointDesc j : desc.joints) {
+      if (j.parent < 0) j.parentAnchor = moved(j.parentAnchor, k);  // anchored in the world
+      j.parent = body(j.parent, k);
+      j.child = body(j.child, k);
+      out.joints.push_back(j);
+    }
+    for (const auto& [a, b] : desc.filteredShapePairs)
+      out.filteredShapePairs.push_back({a + k * S, b + k * S});
+  }
+  // Color c: its bodies of world 0, then of world 1, ...
+  const int colors = int(desc.bodyColorOffsets.size()) - 1;
+  out.bodyColorOffsets.push_back(0);
+  for (int c = 0; c < colors; ++c) {
+    for (int k = 0; k < n; ++k)
+      for (int i = desc.bodyColorOffsets[size_t(c)]; i < desc.bodyColorOffsets[size_t(c) + 1]; ++i)
+        out.bodiesByColor.push_back(desc.bodiesByColor[size_t(i)] + k * B);
+    out.bodyColorOffsets.push_back(int(out.bodiesByColor.size()));
+  }
+  // Joint lists: each body's joints, in the same order, in its world's joint block.
+  out.jointOffsets.push_back(0);
+  for (int k = 0; k < n; ++k)
+    for (int b = 0; b < B; ++b) {
+      for (int i = desc.jointOffsets[size_t(b)]; i < desc.jointOffsets[size_t(b) + 1]; ++i)
+        out.bodyJoints.push_back(desc.bodyJoints[size_t(i)] + k * J);
+      out.jointOffsets.push_back(int(out.bodyJoints.size()));
+    }
+  validateRigidDesc(out);
+  return out;
 }
 
 void deriveRigidGraphs(RigidDesc& desc, const ColoringOptions& options) {

@@ -44,6 +44,8 @@ struct RigidShapeDesc {
   ContactMaterial material;  // ke, kd, mu (pairs mix: ke, kd arithmetic mean, mu geometric)
   float margin = 0.0f;       // shape margin [m] (thickens the surface)
   float gap = 0.1f;          // speculative contact gap [m] (the reference's rigid_gap default)
+  int world = 0;             // shapes of different worlds never touch (replicateWorlds); the
+                             // worlds' shapes come in ascending order of world
 };
 
 /// A joint between two bodies. ROD: the four material slots of the reference (stretch, shear:

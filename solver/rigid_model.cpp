@@ -133,6 +133,7 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
   std::vector<Transform> hLocal(S);
   std::vector<float> hMargin(S), hGap(S);
   std::vector<ContactMaterial> hMaterial(S);
+  std::vector<int> hWorld(S);
   for (size_t s = 0; s < S; ++s) {
     const RigidShapeDesc& d = desc.shapes[s];
     hShapeBody[s] = d.body;
@@ -141,6 +142,8 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
     hMargin[s] = d.margin;
     hGap[s] = d.gap;
     hMaterial[s] = d.material;
+    hWorld[s] = d.world;
+    numWorlds = std::max(numWorlds, d.world + 1);
   }
   std::vector<std::uint64_t> hFilter = shapePairFilterKeys(desc.filteredShapePairs);
   if (hFilter.empty()) hFilter.push_back(~std::uint64_t(0));  // a key no pair has
@@ -158,6 +161,7 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
   shapeLocalPose = DeviceBuffer<Transform>(device, hLocal);
   shapeMargin = DeviceBuffer<float>(device, hMargin);
   shapeGap = DeviceBuffer<float>(device, hGap);
+  if (numWorlds > 1) shapeWorld = DeviceBuffer<int>(device, hWorld);
   shapeMaterial = DeviceBuffer<ContactMaterial>(device, hMaterial);
   filterKeys = DeviceBuffer<std::uint64_t>(device, hFilter);
   jointType = DeviceBuffer<int>(device, hType);
@@ -204,8 +208,13 @@ RigidJointsDevice RigidModel::jointsView() const {
 }
 
 RigidShapesView RigidModel::shapesView() const {
-  return {numShapes,          shapeBody.data(), shapeGeometry.data(), shapeLocalPose.data(),
-          shapeMargin.data(), shapeGap.data()};
+  return {numShapes,
+          shapeBody.data(),
+          shapeGeometry.data(),
+          shapeLocalPose.data(),
+          shapeMargin.data(),
+          shapeGap.data(),
+          shapeWorld.empty() ? nullptr : shapeWorld.data()};
 }
 
 RigidState::RigidState(const Device& device, const RigidDesc& desc) {

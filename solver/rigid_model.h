@@ -91,6 +91,8 @@ class RigidModel {
   DeviceBuffer<Transform> shapeLocalPose;       // (numShapes) in the body frame
   DeviceBuffer<float> shapeMargin;              // (numShapes) [m]
   DeviceBuffer<float> shapeGap;                 // (numShapes) [m]
+  DeviceBuffer<int> shapeWorld;                 // (numShapes) with several worlds; else empty
+  int numWorlds = 1;                            // worlds never touch (RigidShapeDesc::world)
   DeviceBuffer<ContactMaterial> shapeMaterial;  // (numShapes)
   DeviceBuffer<std::uint64_t> filterKeys;       // sorted shapePairKey of filtered pairs
 
