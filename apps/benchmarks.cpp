@@ -113,16 +113,24 @@ void SelfContactDetection(benchmark::State& state) {
   state.SetLabel(device->gpu().identity.name + ", " + traversalName(traversal));
 }
 
+/// The CUDA device with the launch table `weft run` would use for the scene (selected into
+/// `table`).
+std::unique_ptr<Device> openWithSceneTable(const std::string& sceneName, TableSelection& table) {
+  auto device = Device::open(DeviceRequest::Cuda);
+  table = selectLaunchTable("", device->gpuIdentity(), defaultTablesDir());
+  device->setLaunchPolicy(LaunchPolicy::resolve(table.table ? &*table.table : nullptr, sceneName,
+                                                device->gpu().identity.ccMajor,
+                                                device->gpu().identity.ccMinor));
+  return device;
+}
+
 void SceneSubstep(benchmark::State& state, const std::string& sceneName) {
   if (visibleCudaDevices() == 0) {
     state.SkipWithError("no CUDA GPU visible");
     return;
   }
-  auto device = Device::open(DeviceRequest::Cuda);
-  const TableSelection table = selectLaunchTable("", device->gpuIdentity(), defaultTablesDir());
-  device->setLaunchPolicy(LaunchPolicy::resolve(table.table ? &*table.table : nullptr, sceneName,
-                                                device->gpu().identity.ccMajor,
-                                                device->gpu().identity.ccMinor));
+  TableSelection table;
+  auto device = openWithSceneTable(sceneName, table);
   const Scene& scene = findScene(sceneName);
   std::unique_ptr<SceneRunner> sim = makeSceneRunner(*device, scene);
   MeasurementState start = runToMeasurementFrame(*device, *sim, scene.tuneWindowFrames);
@@ -159,11 +167,8 @@ void CableWorlds(benchmark::State& state, const std::string& sceneName) {
     return;
   }
   const int worlds = int(state.range(0));
-  auto device = Device::open(DeviceRequest::Cuda);
-  const TableSelection table = selectLaunchTable("", device->gpuIdentity(), defaultTablesDir());
-  device->setLaunchPolicy(LaunchPolicy::resolve(table.table ? &*table.table : nullptr, sceneName,
-                                                device->gpu().identity.ccMajor,
-                                                device->gpu().identity.ccMinor));
+  TableSelection table;
+  auto device = openWithSceneTable(sceneName, table);
   const Scene& scene = findScene(sceneName);
   const RigidDesc desc = replicateWorlds(scene.buildRigid({}), worlds, {3.0f, 0.0f, 0.0f});
   RigidSimulation sim(*device, desc, scene.rigidSolver, 1.0 / scene.fps, scene.substeps);
