@@ -80,9 +80,13 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   for (size_t w = 0; w + 1 < worldLeafBegin.size(); ++w)
     largestWorldTreeShapes_ =
         std::max(largestWorldTreeShapes_, worldLeafBegin[w + 1] - worldLeafBegin[w]);
-  if (worldLeafBegin.size() > 2) {
+  numWorlds_ = int(worldLeafBegin.size()) - 1;
+  if (numWorlds_ > 1) {
     worldLeafBegin_ = DeviceBuffer<int>(device, worldLeafBegin);
     worldPlaneBegin_ = DeviceBuffer<int>(device, worldPlaneBegin);
+    std::vector<int> leafWorld(leafShape.size());
+    for (size_t l = 0; l < leafShape.size(); ++l) leafWorld[l] = world[size_t(leafShape[l])];
+    leafWorld_ = DeviceBuffer<int>(device, leafWorld);
   }
   shapeLeaf_ = DeviceBuffer<int>(device, shapeLeaf);
   leafShape_ = DeviceBuffer<int>(device, leafShape);
@@ -96,7 +100,7 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
     pairLowers_ = DeviceBuffer<Vec3>(device, leafShape.size());
     pairUppers_ = DeviceBuffer<Vec3>(device, leafShape.size());
   }
-  stale_ = DeviceBuffer<int>(device, size_t(1));
+  stale_ = DeviceBuffer<int>(device, size_t(numWorlds_) + 1);
   stale_.zero();
   bvh_ = std::make_unique<Lbvh>(device, int(leafShape.size()));
   pairItems_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
@@ -121,13 +125,19 @@ void RigidContactDetector::allocateRows() {
 void RigidContactDetector::computeShapeBoxes(const Transform* bodyPoses, bool refreshPairBoxes,
                                              bool listsBuilt) {
   ShapePairBoxes pairBoxes;
-  if (reusesPairs())
-    pairBoxes = {pairLowers_.data(), pairUppers_.data(), settings_.pairReuseMargin,
-                 refreshPairBoxes, stale_.data()};
+  if (reusesPairs()) pairBoxes = pairBoxesView(refreshPairBoxes);
   launch(device_, shapes_.numShapes,
          ComputeShapeAabbs{shapes_, bodyPoses, shapeLeaf_.data(), worldPoses_.data(),
                            leafLowers_.data(), leafUppers_.data(), pairBoxes,
                            listsBuilt ? status() : nullptr});
+}
+
+ShapePairBoxes RigidContactDetector::pairBoxesView(bool refresh) {
+  ShapePairBoxes boxes{pairLowers_.data(), pairUppers_.data(), settings_.pairReuseMargin, refresh,
+                       stale_.data()};
+  boxes.leafWorld = leafWorld_.empty() ? nullptr : leafWorld_.data();
+  boxes.numWorlds = numWorlds_;
+  return boxes;
 }
 
 void RigidContactDetector::rebuildTree(const Transform* bodyPoses) {
@@ -147,17 +157,14 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
   computeShapeBoxes(bodyPoses, fresh, true);
   if (onlyIf)
     launch(device_, numTreeShapes(),
-           RefreshShapePairBoxes{{pairLowers_.data(), pairUppers_.data(), settings_.pairReuseMargin,
-                                  false, stale_.data()},
-                                 leafLowers_.data(),
-                                 leafUppers_.data(),
+           RefreshShapePairBoxes{pairBoxesView(false), leafLowers_.data(), leafUppers_.data(),
                                  status()});
   // Tree (none for few shapes: all pairs), over the boxes the lists are built from.
   if (!usesAllPairs()) {
     if (tree == TreeUpdate::Rebuild)
       bvh_->build(pairLowers(), pairUppers());
     else
-      bvh_->refit(pairLowers(), pairUppers(), onlyIf);
+      bvh_->refit(pairLowers(), pairUppers(), onlyIf ? onlyIf + numWorlds_ : nullptr);  // any
   }
 
   // Candidate pairs per shape.
@@ -181,9 +188,10 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
   // each body's rows).
   const RigidNarrowPhaseInputs narrow{shapes_, worldPoses_.data(), pairs};
   rowCount_.zero();
-  launchGroup(device_, std::max(n, numBodies + 1),
+  const int staleFlags = onlyIf ? numWorlds_ + 1 : 0;
+  launchGroup(device_, std::max({n, numBodies + 1, staleFlags}),
               RigidNarrowPhaseCount{narrow, rowCounts_.data(), numBodies, bodyCounts_.data(),
-                                    onlyIf ? stale_.data() : nullptr});
+                                    onlyIf ? stale_.data() : nullptr, staleFlags});
   (*exclusiveSum_)(rowCounts_.data(), rowOffsets_.data(), n + 1);
   launchGroup(device_, n,
               RigidNarrowPhase{narrow, bodyPoses, rowOffsets_.data(), rowCapacity_, rows_.data(),

@@ -31,9 +31,10 @@
 // Worlds (RigidShapesView::world, replicateWorlds): shapes of different worlds are never partners.
 // The worlds' shapes come in ascending order of world, so each world's tree slots and planes are
 // contiguous: the all-pairs broad phase and the plane pass visit only the shape's own world, the
-// choice between all pairs and the tree is made by the largest world's shape count, and a world's
-// rows come out in the order they have when it runs alone (the tree, shared by all worlds,
-// returns partners in ascending order whatever its shape).
+// choice between all pairs and the tree is made by the largest world's shape count, each world
+// keeps or rebuilds its partner lists on its own (one stale flag per world), and a world's rows
+// come out in the order they have when it runs alone (the tree, shared by all worlds, returns
+// partners in ascending order whatever its shape).
 #pragma once
 
 #include <cstdint>
@@ -149,6 +150,8 @@ class RigidContactDetector {
   const Vec3* pairLowers() const { return reusesPairs() ? pairLowers_.data() : leafLowers_.data(); }
   const Vec3* pairUppers() const { return reusesPairs() ? pairUppers_.data() : leafUppers_.data(); }
   void allocateRows();
+  /// The list boxes and their stale flags, for the kernels that fill or check them.
+  ShapePairBoxes pairBoxesView(bool refresh);
 
   const Device& device_;
   RigidShapesView shapes_;
@@ -163,10 +166,13 @@ class RigidContactDetector {
   DeviceBuffer<Transform> worldPoses_;          // (numShapes)
   DeviceBuffer<Vec3> leafLowers_, leafUppers_;  // (numTreeShapes)
   DeviceBuffer<Vec3> pairLowers_, pairUppers_;  // (numTreeShapes) list boxes (pairReuseMargin > 0)
-  DeviceBuffer<int> stale_;                     // (1) a shape left its list box; zero between uses
+  DeviceBuffer<int> stale_;  // (numWorlds + 1) a shape of world w / any shape left its list box;
+                             // zero between uses
   DeviceBuffer<int> worldLeafBegin_;   // (numWorlds + 1) tree slots per world; empty: one world
   DeviceBuffer<int> worldPlaneBegin_;  // (numWorlds + 1) planes per world; empty: one world
   int largestWorldTreeShapes_ = 0;     // the most tree shapes of one world
+  int numWorlds_ = 1;
+  DeviceBuffer<int> leafWorld_;   // (numTreeShapes) with several worlds; else empty
   bool freshListsNeeded_ = true;  // no lists yet, or their capacity grew: the next detect builds
   std::unique_ptr<Lbvh> bvh_;
   DeviceBuffer<int> pairItems_, pairCounts_;    // (numShapes x pairCapacity), (numShapes)

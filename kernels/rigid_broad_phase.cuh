@@ -72,7 +72,12 @@ struct ShapePairBoxes {
   Vec3* __restrict__ uppers = nullptr;
   float margin = 0.0f;                // [m] growth beyond the shape's own box
   bool refresh = false;               // this detection builds new lists (from the current boxes)
-  int* __restrict__ stale = nullptr;  // (1) raised when a shape left its list box
+  int* __restrict__ stale = nullptr;  // (numWorlds + 1): [w] raised when a shape of world w left
+                                      // its list box, [numWorlds] when any shape did
+  const int* __restrict__ leafWorld = nullptr;  // (numTreeShapes) or null: one world
+  int numWorlds = 1;
+
+  WEFT_HD int worldOf(int leaf) const { return leafWorld ? leafWorld[leaf] : 0; }
 };
 
 /// Device views of the shapes (owned by the solver's model).
@@ -216,7 +221,8 @@ struct ComputeShapeAabbs {
       pairBoxes.lowers[leaf] = lower - grow;
       pairBoxes.uppers[leaf] = upper + grow;
     } else if (!boxContains(pairBoxes.lowers[leaf], pairBoxes.uppers[leaf], lower, upper)) {
-      atomicMaxInt(pairBoxes.stale, 1);
+      atomicMaxInt(&pairBoxes.stale[pairBoxes.worldOf(leaf)], 1);
+      atomicMaxInt(&pairBoxes.stale[pairBoxes.numWorlds], 1);
     }
   }
 
@@ -232,9 +238,10 @@ struct ComputeShapeAabbs {
 // --------------------------------------------------------------------
 
 /// One thread per tree shape, after compute_shape_aabbs of a detection that may reuse the lists:
-/// if some shape left its list box (stale), every list box becomes the shape's current box grown
-/// by the margin, and the broad phase that follows (told by the same flag) rebuilds the lists.
-/// Otherwise it does nothing.
+/// if some shape of its world left its list box (stale), every list box of that world becomes the
+/// shape's current box grown by the margin, and the broad phase that follows (told by the same
+/// flag) rebuilds that world's lists. Otherwise it does nothing. Worlds decide alone, so a world
+/// of a batch keeps or rebuilds its lists exactly when it would alone.
 struct RefreshShapePairBoxes {
   static constexpr KernelId kId = KernelId::refresh_shape_pair_boxes;
 
@@ -244,8 +251,9 @@ struct RefreshShapePairBoxes {
   RigidContactStatus* __restrict__ status;  // pairListBuilds += 1 when stale
 
   WEFT_HD void operator()(int leaf) const {
-    if (*pairBoxes.stale == 0) return;
-    if (leaf == 0) atomicAddInt(&status->pairListBuilds, 1);
+    if (leaf == 0 && pairBoxes.stale[pairBoxes.numWorlds] != 0)
+      atomicAddInt(&status->pairListBuilds, 1);
+    if (pairBoxes.stale[pairBoxes.worldOf(leaf)] == 0) return;
     const Vec3 grow{pairBoxes.margin, pairBoxes.margin, pairBoxes.margin};
     pairBoxes.lowers[leaf] = leafLowers[leaf] - grow;
     pairBoxes.uppers[leaf] = leafUppers[leaf] + grow;
@@ -272,16 +280,20 @@ struct RigidBroadPhase {
   int numFilterKeys;
   ShapePairLists pairs;  // out
   RigidContactStatus* __restrict__ status;
-  const int* __restrict__ onlyIf = nullptr;  // (1) when given, the lists are rebuilt only if
-                                             // it is ≠ 0 (stale list boxes) and kept otherwise
-  const int* __restrict__ shapeWorld = nullptr;       // (numShapes) or null: one world
+  const int* __restrict__ onlyIf = nullptr;      // (numWorlds + 1) when given, a shape's list is
+                                                 // rebuilt only if its world's flag is ≠ 0 (stale
+                                                 // list boxes) and kept otherwise
+  const int* __restrict__ shapeWorld = nullptr;  // (numShapes) or null: one world
   const int* __restrict__ worldLeafBegin = nullptr;   // (numWorlds + 1) each world's tree slots
                                                       // (world-major), or null: one world
   const int* __restrict__ worldPlaneBegin = nullptr;  // (numWorlds + 1) each world's planes in
                                                       // planeShapes, or null: one world
 
-  /// Whether this detection keeps the previous lists (uniform over the launch).
-  WEFT_HD bool keepsLists() const { return onlyIf && *onlyIf == 0; }
+  /// Whether this detection keeps shape a's previous list (uniform over a world, so over the
+  /// lanes of a group, which serve one shape).
+  WEFT_HD bool keepsLists(int a) const {
+    return onlyIf && onlyIf[shapeWorld ? shapeWorld[a] : 0] == 0;
+  }
 
   /// Shape a's tree slot, or −1 for a plane (planes query nothing: their empty list is stored
   /// here; every lane of a group may call it).
@@ -317,7 +329,7 @@ struct RigidBroadPhase {
   }
 
   WEFT_HD void operator()(int a) const {
-    if (keepsLists()) return;
+    if (keepsLists(a)) return;
     const int leaf = queryLeaf(a);
     if (leaf < 0) return;
     int count = 0;
@@ -347,7 +359,7 @@ struct RigidBroadPhaseAllPairs {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int a) const {
-    if (query.keepsLists()) return;
+    if (query.keepsLists(a)) return;
     const int leaf = query.queryLeaf(a);
     if (leaf < 0) return;  // uniform over the group
     const Vec3 lower = query.leafLowers[leaf], upper = query.leafUppers[leaf];
@@ -389,7 +401,7 @@ struct RigidBroadPhaseCooperative {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int a) const {
-    if (query.keepsLists()) return;
+    if (query.keepsLists(a)) return;
     const int leaf = query.queryLeaf(a);
     if (leaf < 0) return;  // uniform over the group
     const int capacity = query.pairs.capacity;
@@ -459,13 +471,14 @@ struct RigidNarrowPhaseCount {
   RigidNarrowPhaseInputs in;
   int* __restrict__ rowCounts;  // (numShapes + 1) out; the last entry stays 0
   int numBodies;
-  int* __restrict__ bodyCounts;           // (numBodies + 1) out: zeroed
-  int* __restrict__ staleFlag = nullptr;  // (1) cleared (every broad-phase launch has read it)
+  int* __restrict__ bodyCounts;            // (numBodies + 1) out: zeroed
+  int* __restrict__ staleFlags = nullptr;  // (numStaleFlags) cleared (every broad-phase launch
+  int numStaleFlags = 0;                   // has read them)
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int a) const {
     if (g.rank() == 0) {
-      if (a == 0 && staleFlag) *staleFlag = 0;
+      if (a < numStaleFlags) staleFlags[a] = 0;
       if (a <= numBodies) bodyCounts[a] = 0;
     }
     if (a >= in.shapes.numShapes) return;  // uniform over the group
