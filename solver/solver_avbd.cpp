@@ -128,7 +128,8 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   // From the second iteration on, the dual step of the iteration before rides in this
   // iteration's first color launch (kernels/avbd.cuh, FoldedDuals) in small models: there the
   // launch it saves is worth more than the work it adds to the color (docs/PERFORMANCE.md).
-  const bool fold = model_.numBodies <= options_.foldDualsUpToBodies;
+  // Decided by a world's size, so that a world of a batch takes the path it takes alone.
+  const bool fold = model_.numBodies / model_.numWorlds <= options_.foldDualsUpToBodies;
   const bool folding = fold && iteration > 0;
   FoldedDuals duals;  // iteration 0 and unfolded: the multipliers where they are
   if (folding) {
