@@ -50,7 +50,7 @@ void expectWorldsRunAsAlone(const Device& device, const std::string& name, int w
   }
 }
 
-TEST(CableWorlds, EachWorldOfABatchIsTheSceneRunAlone) {
+TEST(CableWorlds, EachWorldOfABatchMatchesTheSceneAlone) {
   auto cpu = test::openCpu();
   expectWorldsRunAsAlone(*cpu, "cable_y_junction", 3, 6);
   expectWorldsRunAsAlone(*cpu, "cable_twist", 3, 4);
@@ -63,7 +63,7 @@ TEST(CableWorlds, EachWorldOfABatchIsTheSceneRunAlone) {
   expectWorldsRunAsAlone(*cpu, "cable_pile", 2, 4, treePile);
 }
 
-TEST(CableWorlds, CudaEachWorldOfABatchIsTheSceneRunAlone) {
+TEST(CableWorlds, CudaEachWorldOfABatchMatchesTheSceneAlone) {
   WEFT_REQUIRE_CUDA(gpu);
   expectWorldsRunAsAlone(*gpu, "cable_y_junction", 16, 10);
   expectWorldsRunAsAlone(*gpu, "cable_twist", 8, 10);
