@@ -46,7 +46,6 @@ void writePoints(FILE* f, std::span<const Vec3> points) {
   std::fputc(']', f);
 }
 
-/// One .usda file: the cloth as a Mesh with time-sampled points, shapes as prims.
 /// The geometry lines of a shape prim (the shape's own placement comes as xform ops).
 void writeShapeGeometry(FILE* f, const ShapeGeometry& g, const std::string& name) {
   switch (g.type) {
@@ -74,6 +73,7 @@ void writeShapeGeometry(FILE* f, const ShapeGeometry& g, const std::string& name
   }
 }
 
+/// One .usda file: the cloth as a Mesh with time-sampled points, shapes as prims.
 class UsdaWriter final : public FrameWriter {
  public:
   UsdaWriter(const fs::path& path, const ModelDesc& desc, double fps, int plannedFrames)

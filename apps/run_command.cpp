@@ -218,15 +218,16 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   out << "  device        " << device.describe()
       << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
   out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
+  const std::string sweeps = solverOptions.chebyshevRho > 0.0f
+                                 ? "Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2)
+                                 : "plain sweeps";
   out << "  model         " << desc.numBodies() << " bodies, " << desc.numJoints() << " joints, "
       << desc.numShapes() << " shapes, " << sim.model().numColors << " colors"
       << (sim.model().hasDahl ? ", Dahl friction on" : "") << "\n";
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
       << solverOptions.iterations << " iterations"
-      << (solverOptions.chebyshevRho > 0.0f
-              ? " (Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2) + ")"
-              : "")
-      << " at " << scene.fps << " fps, in " << formatFixed(wallSeconds, 2) << " s wall\n";
+      << (solverOptions.chebyshevRho > 0.0f ? " (" + sweeps + ")" : "") << " at " << scene.fps
+      << " fps, in " << formatFixed(wallSeconds, 2) << " s wall\n";
   out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
       << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
       << (device.isCuda() ? "CUDA events" : "host clock") << ")\n";
@@ -248,14 +249,10 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     row("|dx|    ", steps.medianTranslation, "m");
     row("|dtheta|", steps.medianRotation, "rad");
     if (!options.convergencePlot.empty()) {
-      const std::string sweepsNote =
-          solverOptions.chebyshevRho > 0.0f
-              ? ", Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2)
-              : ", plain sweeps";
       writeFileAtomically(options.convergencePlot,
                           convergenceSvg(scene.name + ": convergence of the rigid solve (" +
                                              std::to_string(solverOptions.iterations) +
-                                             " iterations" + sweepsNote + ")",
+                                             " iterations, " + sweeps + ")",
                                          steps),
                           "convergence plot");
       out << "                plot " << options.convergencePlot << "\n";

@@ -233,10 +233,6 @@ RigidState::RigidState(const Device& device, const RigidDesc& desc) {
   const size_t J = std::max<size_t>(size_t(desc.numJoints()), 1);
   jointLambda = DeviceBuffer<RodMultipliers>(device, J);
   dahl = DeviceBuffer<DahlState>(device, J);
-  if (desc.numShapes() >= 2) {
-    history.shapeOffsets = DeviceBuffer<int>(device, size_t(desc.numShapes()) + 1);
-    history.count = DeviceBuffer<int>(device, size_t(1));
-  }
 }
 
 std::vector<BufferRange> RigidState::carried() {
@@ -273,6 +269,8 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
         device, model.shapesView(), RigidBodiesView{model.numBodies, model.invMass.data()},
         ShapePairFilterView{int(model.filterKeys.size()), model.filterKeys.data()}, settings,
         state.poses.data());
+    state.history.shapeOffsets = DeviceBuffer<int>(device, size_t(model.numShapes) + 1);
+    state.history.count = DeviceBuffer<int>(device, size_t(1));
     resizeRows(state);
   }
   device.synchronize();

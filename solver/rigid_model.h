@@ -138,7 +138,7 @@ struct RigidState {
   DeviceBuffer<Transform> startPoses;        // (numBodies) body_q_prev: start of the last step
   DeviceBuffer<RodMultipliers> jointLambda;  // (numJoints) the joints' multipliers (warm start)
   DeviceBuffer<DahlState> dahl;              // (numJoints) Dahl friction state
-  RigidContactHistory history;               // (RigidScratch sizes its rows with the detector's)
+  RigidContactHistory history;               // (allocated by RigidScratch with the detector)
 
   /// Every buffer above, for saving a frame's start (FrameDriver::carry).
   std::vector<BufferRange> carried();
