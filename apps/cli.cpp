@@ -101,7 +101,18 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->expected(3);
   runCmd->add_option("--scene-option", run.sceneOptions,
                      "scene setting KEY=VALUE, repeatable (e.g. cable_pile layers=4; `weft scenes` "
-                     "lists each scene's)");
+                     "lists each scene's); with --worlds a list A,B,C (world k takes item k mod "
+                     "3) or a range FIRST:LAST (linear over the worlds) makes a sweep");
+  runCmd
+      ->add_option("--worlds", run.worlds,
+                   "cable scenes: simulate N copies of the scene in one model, solved together "
+                   "(worlds never touch; checks are judged per world and reported as counts)")
+      ->check(wholeNumber(1, 1000000));
+  runCmd
+      ->add_option("--world-spacing", run.worldSpacing,
+                   "with --worlds: move world k by k times X Y Z (default 0 0 0: every world "
+                   "where the scene puts it, bit-identical to the scene run alone)")
+      ->expected(3);
   runCmd
       ->add_option("--reuse-slack", run.reuseSlack,
                    "cloth self-contact: keep the candidate lists while no particle moved more "

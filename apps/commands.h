@@ -30,6 +30,8 @@ struct RunOptions {
   std::vector<float> meshRotate;     // --mesh-rotate RX RY RZ [deg]
   std::vector<float> meshTranslate;  // --mesh-translate X Y Z
   std::vector<std::string> sceneOptions;  // --scene-option KEY=VALUE (repeatable)
+  int worlds = 1;                         // --worlds N: copies of the scene in one model
+  std::vector<float> worldSpacing;        // --world-spacing X Y Z: world k moved by k · this
   bool debugLaunches = false;
   bool useGraphs = true;
   bool intersectionsEveryFrame = false;  // count self-intersections after every frame

@@ -26,6 +26,7 @@
 #include "kernels/runtime/files.h"
 #include "scenes/cable_checks.h"
 #include "scenes/scene.h"
+#include "scenes/worlds.h"
 #include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
 #include "weft_version.h"
@@ -125,13 +126,36 @@ void printOutcome(std::ostream& out, int signal, long long framesDone, int frame
       << "\n";
 }
 
+/// Bytes of every buffer allocated on `device` now.
+size_t liveDeviceBytes(const Device& device) {
+  size_t bytes = 0;
+  for (const auto& [pointer, size] : device.allocations()) bytes += size;
+  return bytes;
+}
+
+/// Per frame, the largest joint gap (`gaps`) or capsule overlap fraction over the worlds' records
+/// (NaN only where no world measured one).
+std::vector<float> largestPerFrame(const std::vector<CableIntegrityRecord>& worlds, bool gaps) {
+  std::vector<float> out;
+  for (const CableIntegrityRecord& r : worlds) {
+    const std::vector<float> f = gaps ? r.gapFractions() : r.overlapFractions();
+    if (out.empty()) {
+      out = f;
+      continue;
+    }
+    for (size_t i = 0; i < f.size() && i < out.size(); ++i)
+      out[i] = std::isnan(out[i]) ? f[i] : std::isnan(f[i]) ? out[i] : std::max(out[i], f[i]);
+  }
+  return out;
+}
+
 struct Divergence {
   long long frame;
   int particle;
 };
 
 /// weft run for a cable scene (RigidSimulation): the same flow as the cloth path below, with
-/// bodies instead of particles.
+/// bodies instead of particles, and any number of worlds (scenes/worlds.h).
 int runCableScene(const RunOptions& options, const Scene& scene, const SceneOptions& sceneOptions,
                   int frames, FrameFormat format, Device& device, const TableSelection& table,
                   std::ostream& out) {
@@ -140,12 +164,16 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     throw Error("--profile is for cloth scenes; use `weft bench` for a cable scene's breakdown");
   if (options.intersectionsEveryFrame)
     throw Error("--intersections-every-frame is for cloth scenes");
-  const RigidDesc desc = scene.buildRigid(sceneOptions);
+  const size_t deviceBytes = device.isCuda() ? device.gpu().totalMemoryBytes : 0;
+  const RigidWorlds worlds = buildRigidWorlds(scene, sceneOptions, deviceBytes);
+  const RigidDesc& desc = worlds.desc;
+  const int numWorlds = worlds.count();
   RigidSolverOptions solverOptions = scene.rigidSolver;
   if (options.iterations > 0) solverOptions.iterations = options.iterations;
   if (options.chebyshevRho >= 0.0f) solverOptions.chebyshevRho = options.chebyshevRho;
   const bool recordsConvergence = options.convergence || !options.convergencePlot.empty();
   solverOptions.recordConvergence = recordsConvergence;
+  const size_t bytesBefore = liveDeviceBytes(device);
   RigidSimulation sim(device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
                       options.useGraphs);
   std::unique_ptr<RigidFrameWriter> writer =
@@ -156,7 +184,8 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
 
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
-  CableIntegrityRecord integrity;               // joint gaps and capsule overlaps, every frame
+  // Joint gaps and capsule overlaps of every frame, one record per world.
+  std::vector<CableIntegrityRecord> integrity(static_cast<size_t>(numWorlds));
   std::vector<std::vector<Transform>> history;  // every frame's poses, for checks of the motion
   int framesRun = 0;                            // fewer than `frames` when a signal stopped the run
   ProgressBar progress("weft run " + scene.name, frames);
@@ -166,7 +195,12 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     framesRun = frame;
     frameMs.push_back(sim.lastFrameMs());
     poses = sim.poses();
-    integrity.record(desc, poses, frame);
+    if (numWorlds == 1) {
+      integrity.front().record(desc, poses, frame);
+    } else {
+      for (int k = 0; k < numWorlds; ++k)
+        integrity[size_t(k)].record(worlds.model(k), worlds.worldPoses(poses, k), frame);
+    }
     if (scene.rigidChecksUseHistory) history.push_back(poses);
     linear = sim.linearVelocities();
     angular = sim.angularVelocities();
@@ -193,13 +227,32 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
 
   const int signal = divergence ? 0 : interruptSignal();
   std::vector<CheckResult> checks;
+  std::vector<WorldCheckSummary> worldChecks;
   if (divergence) {
+    const int world = worlds.worldOfBody(divergence->particle);
     checks.push_back({"finite", false,
                       "body " + std::to_string(divergence->particle) +
+                          (numWorlds > 1 ? " (world " + std::to_string(world) + ")" : "") +
                           " became non-finite at frame " + std::to_string(divergence->frame)});
-  } else if (!signal) {
+  } else if (!signal && numWorlds == 1) {
     checks = scene.rigidChecks(RigidCheckInput{desc, poses, linear, angular, frames,
-                                               frames / scene.fps, &integrity, history});
+                                               frames / scene.fps, &integrity.front(), history});
+  } else if (!signal) {
+    // Each world judged on its own bodies, where it would be alone.
+    std::vector<std::vector<CheckResult>> perWorld(static_cast<size_t>(numWorlds));
+    for (int k = 0; k < numWorlds; ++k) {
+      const std::vector<Transform> p = worlds.worldPoses(poses, k);
+      const std::vector<Vec3> v = worlds.worldVectors(linear, k),
+                              w = worlds.worldVectors(angular, k);
+      std::vector<std::vector<Transform>> h;
+      for (const std::vector<Transform>& frame : history) h.push_back(worlds.worldPoses(frame, k));
+      perWorld[size_t(k)] = scene.rigidChecks(RigidCheckInput{
+          worlds.model(k), p, v, w, frames, frames / scene.fps, &integrity[size_t(k)], h});
+    }
+    worldChecks = summarizeWorldChecks(perWorld);
+    checks = worldCheckResults(worldChecks);
+  }
+  if (!divergence && !signal) {
     const RigidSimulation::ContactReport& r = sim.contactReport();
     const bool complete = r.lastFrameRows <= r.rowCapacity;
     checks.push_back({"contacts_complete", complete,
@@ -208,6 +261,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
                                      std::to_string(r.rowCapacity) + ")"
                                : "the last frame's contact rows overflowed"});
   }
+  const double deviceMegabytes = double(liveDeviceBytes(device) - bytesBefore) / 1e6;
   const bool allPass = !signal && allChecksPass(checks);
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
@@ -224,6 +278,16 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   out << "  model         " << desc.numBodies() << " bodies, " << desc.numJoints() << " joints, "
       << desc.numShapes() << " shapes, " << sim.model().numColors << " colors"
       << (sim.model().hasDahl ? ", Dahl friction on" : "") << "\n";
+  if (numWorlds > 1) {
+    out << "  worlds        " << numWorlds << " in one model, world k moved by k x ("
+        << worlds.spacing.x << ", " << worlds.spacing.y << ", " << worlds.spacing.z << ") m\n";
+    if (optionsVaryOverWorlds(sceneOptions))
+      out << "  sweep         " << describeWorldVariation(sceneOptions) << "\n";
+  }
+  out << "  memory        " << formatFixed(deviceMegabytes, 1) << " MB of "
+      << (device.isCuda() ? "GPU" : "solver") << " buffers"
+      << (numWorlds > 1 ? ", " + formatFixed(deviceMegabytes / numWorlds, 3) + " MB per world" : "")
+      << "\n";
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
       << solverOptions.iterations << " iterations"
       << (solverOptions.chebyshevRho > 0.0f ? " (" + sweeps + ")" : "") << " at " << scene.fps
@@ -267,6 +331,27 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
     j["scene_options"] = sceneOptions.values;
     j["iterations"] = solverOptions.iterations;
+    j["device_buffer_megabytes"] = deviceMegabytes;
+    nlohmann::json worldsJson = {
+        {"count", numWorlds},
+        {"spacing_m", {worlds.spacing.x, worlds.spacing.y, worlds.spacing.z}},
+        {"megabytes_per_world", deviceMegabytes / numWorlds}};
+    if (optionsVaryOverWorlds(sceneOptions)) {
+      nlohmann::json each = nlohmann::json::array();
+      for (const SceneOptions& o : worlds.values) each.push_back(o.values);
+      worldsJson["sweep"] = describeWorldVariation(sceneOptions);
+      worldsJson["scene_options_per_world"] = each;
+    }
+    if (!worldChecks.empty()) {
+      nlohmann::json passing = nlohmann::json::object(), failing = nlohmann::json::object();
+      for (const WorldCheckSummary& c : worldChecks) {
+        passing[c.name] = c.passing;
+        failing[c.name] = c.failing;
+      }
+      worldsJson["checks_passing"] = passing;
+      worldsJson["checks_failing_worlds"] = failing;
+    }
+    j["worlds"] = worldsJson;
     j["chebyshev_rho"] = solverOptions.chebyshevRho;
     j["bodies"] = desc.numBodies();
     j["joints"] = desc.numJoints();
@@ -284,9 +369,10 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
         {"regrowths", contacts.regrowths}};
     // Per frame from frame 1 (null where nothing could be measured): the largest joint anchor
     // gap over its joint's reference length, and the deepest capsule overlap over the pair's
-    // smaller radius (negative: apart), as the integrity checks judge them.
-    j["integrity"] = {{"joint_gap_fraction_per_frame", integrity.gapFractions()},
-                      {"overlap_fraction_per_frame", integrity.overlapFractions()}};
+    // smaller radius (negative: apart), as the integrity checks judge them; with worlds, the
+    // largest over the worlds.
+    j["integrity"] = {{"joint_gap_fraction_per_frame", largestPerFrame(integrity, true)},
+                      {"overlap_fraction_per_frame", largestPerFrame(integrity, false)}};
     if (recordsConvergence) {
       // Per substep of the run (frames in order), one value per iteration.
       const size_t n = size_t(convergence.iterations);
@@ -341,6 +427,15 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       throw Error("--scene-option wants KEY=VALUE, got '" + kv + "'");
     sceneOptions.values[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
+  sceneOptions.worlds = options.worlds;
+  if (options.worldSpacing.size() == 3)
+    sceneOptions.worldSpacing = {options.worldSpacing[0], options.worldSpacing[1],
+                                 options.worldSpacing[2]};
+  if (!scene.cable && (options.worlds > 1 || !options.worldSpacing.empty()))
+    throw Error("--worlds is for cable scenes so far; " + scene.name +
+                " is a cloth scene (the cloth solver's self-contact does not separate worlds yet)");
+  if (!options.worldSpacing.empty() && options.worlds < 2)
+    throw Error("--world-spacing needs --worlds N (N > 1)");
   checkOutputFile(options.summaryPath, "--summary");  // before the simulation, not after it
   if (format != FrameFormat::None) checkOutputFolder(options.outDir, "--out");
   const size_t deviceBytes = device->isCuda() ? device->gpu().totalMemoryBytes : 0;

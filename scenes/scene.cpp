@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "kernels/runtime/errors.h"
+#include "scenes/worlds.h"
 
 namespace weft {
 
@@ -64,8 +65,13 @@ void checkSceneFits(const Scene& scene, const SceneOptions& options, size_t host
   if (!scene.elementsFor) return;
   std::string given;
   for (const auto& [key, value] : options.values) given += " " + key + "=" + value;
-  checkElementsFit(scene.name + (given.empty() ? "" : " with" + given), scene.elementsFor(options),
-                   scene.cable, hostBytes, deviceBytes);
+  if (options.worlds > 1)
+    given += (given.empty() ? " " : ", ") + std::to_string(options.worlds) + " worlds";
+  long long elements = 0;
+  for (int k = 0; k < std::max(options.worlds, 1); ++k)
+    elements += scene.elementsFor(worldOptions(options, k, options.worlds));
+  checkElementsFit(scene.name + (given.empty() ? "" : " with" + given), elements, scene.cable,
+                   hostBytes, deviceBytes);
 }
 
 size_t availableHostMemory() {

@@ -30,6 +30,11 @@ struct SceneOptions {
   Vec3 meshTranslation;             // then this translation (scene units)
   bool meshTransformGiven = false;  // any of the three was given: the scene's own placement of
                                     // its garment is replaced by this transform
+  // Copies of the scene in one model (scenes/worlds.h; cable scenes): world k is moved by
+  // k · worldSpacing (zero: every world where the scene puts it, each bit-identical to the scene
+  // run alone). A value of `values` may be a list or a range spread over the worlds.
+  int worlds = 1;
+  Vec3 worldSpacing;
 };
 
 struct CableIntegrityRecord;  // scenes/cable_checks.h

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "kernels/runtime/errors.h"
+
+#include "scenes/worlds.h"
 #include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
 
@@ -55,7 +58,7 @@ class CableRunner final : public SceneRunner {
  public:
   CableRunner(const Device& device, const Scene& scene, const SceneOptions& options, bool useGraphs)
       : scene_(scene),
-        desc_(scene.buildRigid(options)),
+        desc_(buildRigidWorlds(scene, options).desc),
         sim_(device, desc_, scene.rigidSolver, 1.0 / scene.fps, scene.substeps, useGraphs) {}
   void advanceFrame() override { sim_.advanceFrame(); }
   double lastFrameMs() const override { return sim_.lastFrameMs(); }
@@ -88,6 +91,8 @@ class CableRunner final : public SceneRunner {
 std::unique_ptr<SceneRunner> makeSceneRunner(const Device& device, const Scene& scene,
                                              const SceneOptions& options, bool useGraphs) {
   if (scene.cable) return std::make_unique<CableRunner>(device, scene, options, useGraphs);
+  if (options.worlds > 1)
+    throw Error("many worlds are for cable scenes so far; " + scene.name + " is a cloth scene");
   return std::make_unique<ClothRunner>(device, scene, options, useGraphs);
 }
 

@@ -569,62 +569,89 @@ void validateRigidDesc(const RigidDesc& desc) {
   validateFilteredPairs(desc);
 }
 
-RigidDesc replicateWorlds(const RigidDesc& desc, int n, const Vec3& spacing) {
-  if (n < 1)
-    throw Error("replicateWorlds needs at least one world (got " + std::to_string(n) + ")");
-  for (const RigidShapeDesc& s : desc.shapes)
-    if (s.world != 0) throw Error("replicateWorlds: the model has worlds already");
-  if (desc.bodyColorOffsets.empty() || desc.jointOffsets.size() != desc.bodies.size() + 1)
-    throw Error("replicateWorlds: the model has no coloring or joint lists (finalize() it first)");
-  const int B = desc.numBodies(), S = desc.numShapes(), J = desc.numJoints();
-  const auto body = [&](int b, int k) { return b < 0 ? b : b + k * B; };
-  const auto moved = [&](Transform t, int k) {
-    t.p = t.p + spacing * float(k);
-    return t;
-  };
-  RigidDesc out;
+RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& spacing) {
+  if (worlds.empty()) throw Error("combineWorlds needs at least one world");
+  int colors = 0;
+  for (const RigidDesc* desc : worlds) {
+    for (const RigidShapeDesc& s : desc->shapes)
+      if (s.world != 0) throw Error("combineWorlds: a model has worlds already");
+    if (desc->bodyColorOffsets.empty() || desc->jointOffsets.size() != desc->bodies.size() + 1)
+      throw Error("combineWorlds: a model has no coloring or joint lists (finalize() it first)");
+    colors = std::max(colors, int(desc->bodyColorOffsets.size()) - 1);
+  }
+  const int n = int(worlds.size());
+  // Where each world's bodies, shapes and joints begin in the combined model.
+  std::vector<int> bodyBegin(size_t(n) + 1, 0), shapeBegin(size_t(n) + 1, 0),
+      jointBegin(size_t(n) + 1, 0);
   for (int k = 0; k < n; ++k) {
+    bodyBegin[size_t(k) + 1] = bodyBegin[size_t(k)] + worlds[size_t(k)]->numBodies();
+    shapeBegin[size_t(k) + 1] = shapeBegin[size_t(k)] + worlds[size_t(k)]->numShapes();
+    jointBegin[size_t(k) + 1] = jointBegin[size_t(k)] + worlds[size_t(k)]->numJoints();
+  }
+  RigidDesc out;
+  out.bodies.reserve(size_t(bodyBegin.back()));
+  out.shapes.reserve(size_t(shapeBegin.back()));
+  out.joints.reserve(size_t(jointBegin.back()));
+  for (int k = 0; k < n; ++k) {
+    const RigidDesc& desc = *worlds[size_t(k)];
+    const int B = bodyBegin[size_t(k)], S = shapeBegin[size_t(k)];
+    const auto body = [&](int b) { return b < 0 ? b : b + B; };
+    const auto moved = [&](Transform t) {
+      t.p = t.p + spacing * float(k);
+      return t;
+    };
     for (BodyDesc b : desc.bodies) {
-      b.pose = moved(b.pose, k);
-      b.motion.pose0 = moved(b.motion.pose0, k);
-      for (Transform& t : b.motionSamples) t = moved(t, k);
+      b.pose = moved(b.pose);
+      b.motion.pose0 = moved(b.motion.pose0);
+      for (Transform& t : b.motionSamples) t = moved(t);
       if (!b.name.empty()) b.name = "world " + std::to_string(k) + " " + b.name;
       out.bodies.push_back(std::move(b));
     }
     for (RigidShapeDesc s : desc.shapes) {
-      if (s.body < 0) s.localPose = moved(s.localPose, k);  // static: placed in the world
-      s.body = body(s.body, k);
+      if (s.body < 0) s.localPose = moved(s.localPose);  // static: placed in the world
+      s.body = body(s.body);
       s.world = k;
       out.shapes.push_back(std::move(s));
     }
     for (JointDesc j : desc.joints) {
-      if (j.parent < 0) j.parentAnchor = moved(j.parentAnchor, k);  // anchored in the world
-      j.parent = body(j.parent, k);
-      j.child = body(j.child, k);
+      if (j.parent < 0) j.parentAnchor = moved(j.parentAnchor);  // anchored in the world
+      j.parent = body(j.parent);
+      j.child = body(j.child);
       out.joints.push_back(j);
     }
     for (const auto& [a, b] : desc.filteredShapePairs)
-      out.filteredShapePairs.push_back({a + k * S, b + k * S});
+      out.filteredShapePairs.push_back({a + S, b + S});
   }
   // Color c: its bodies of world 0, then of world 1, ...
-  const int colors = int(desc.bodyColorOffsets.size()) - 1;
   out.bodyColorOffsets.push_back(0);
   for (int c = 0; c < colors; ++c) {
-    for (int k = 0; k < n; ++k)
+    for (int k = 0; k < n; ++k) {
+      const RigidDesc& desc = *worlds[size_t(k)];
+      if (c + 1 >= int(desc.bodyColorOffsets.size())) continue;
       for (int i = desc.bodyColorOffsets[size_t(c)]; i < desc.bodyColorOffsets[size_t(c) + 1]; ++i)
-        out.bodiesByColor.push_back(desc.bodiesByColor[size_t(i)] + k * B);
+        out.bodiesByColor.push_back(desc.bodiesByColor[size_t(i)] + bodyBegin[size_t(k)]);
+    }
     out.bodyColorOffsets.push_back(int(out.bodiesByColor.size()));
   }
   // Joint lists: each body's joints, in the same order, in its world's joint block.
   out.jointOffsets.push_back(0);
-  for (int k = 0; k < n; ++k)
-    for (int b = 0; b < B; ++b) {
+  for (int k = 0; k < n; ++k) {
+    const RigidDesc& desc = *worlds[size_t(k)];
+    for (int b = 0; b < desc.numBodies(); ++b) {
       for (int i = desc.jointOffsets[size_t(b)]; i < desc.jointOffsets[size_t(b) + 1]; ++i)
-        out.bodyJoints.push_back(desc.bodyJoints[size_t(i)] + k * J);
+        out.bodyJoints.push_back(desc.bodyJoints[size_t(i)] + jointBegin[size_t(k)]);
       out.jointOffsets.push_back(int(out.bodyJoints.size()));
     }
+  }
   validateRigidDesc(out);
   return out;
+}
+
+RigidDesc replicateWorlds(const RigidDesc& desc, int n, const Vec3& spacing) {
+  if (n < 1)
+    throw Error("replicateWorlds needs at least one world (got " + std::to_string(n) + ")");
+  const std::vector<const RigidDesc*> copies(static_cast<size_t>(n), &desc);
+  return combineWorlds(copies, spacing);
 }
 
 void deriveRigidGraphs(RigidDesc& desc, const ColoringOptions& options) {

@@ -161,13 +161,16 @@ class CableBuilder {
 /// weft::Error naming the item. Does not look at the derived arrays.
 void validateRigidDesc(const RigidDesc& desc);
 
-/// N copies of a finalized model in one (the many-worlds layout): world k's bodies, shapes and
-/// joints follow world k − 1's, each in the model's order, placed `spacing`·k further; its shapes
-/// carry world k, so they never touch another world's (RigidShapeDesc::world). The coloring is not
-/// recomputed: color c holds color c's bodies of every world in turn, so one launch per color
-/// covers all worlds and each world's bodies meet the colors they meet alone. With a zero spacing
-/// world k's bits are those of the model run alone. Throws weft::Error for n < 1, a model that has
-/// worlds already, or one without derived arrays (finalize() first).
+/// Finalized models in one (the many-worlds layout): world k's bodies, shapes and joints follow
+/// world k − 1's, each in its model's order, placed `spacing`·k further; its shapes carry world k,
+/// so they never touch another world's (RigidShapeDesc::world). The worlds may differ (a parameter
+/// sweep). The colorings are not recomputed: color c holds color c's bodies of every world in
+/// turn, so one launch per color covers all worlds and each world's bodies meet the colors they
+/// meet alone. With a zero spacing world k's bits are those of its model run alone. Throws
+/// weft::Error for no worlds, a model that has worlds already, or one without derived arrays
+/// (finalize() first).
+RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& spacing = {});
+/// N copies of one finalized model (combineWorlds of `desc` n times).
 RigidDesc replicateWorlds(const RigidDesc& desc, int n, const Vec3& spacing = {});
 
 /// The body coloring and body → joint adjacency of `desc` (its derived arrays), as finalize()

@@ -9,6 +9,7 @@
 
 #include "kernels/runtime/errors.h"
 #include "scenes/scene.h"
+#include "scenes/worlds.h"
 #include "solver/cable_builder.h"
 #include "solver/rigid_simulation.h"
 #include "test_support.h"
@@ -96,6 +97,99 @@ TEST(CableWorlds, ReplicationLaysOutWorldsOneAfterAnother) {
     if (j.parent >= 0) EXPECT_NE(color[size_t(j.parent)], color[size_t(j.child)]);
   EXPECT_THROW(replicateWorlds(desc, 0), Error);
   EXPECT_THROW(replicateWorlds(batch, 2), Error);
+}
+
+/// A sweep (scenes/worlds.h): each world is built with its own options, and world k of the batch is
+/// bit for bit that world run alone, also when the worlds differ in size and in colors.
+void expectSweepWorldsRunAsAlone(const Device& device, const std::string& name,
+                                 const SceneOptions& options, int frames) {
+  SCOPED_TRACE(name + ", " + std::to_string(options.worlds) + " worlds");
+  const Scene& scene = findScene(name);
+  const RigidWorlds worlds = buildRigidWorlds(scene, options);
+  const Run together = simulate(device, scene, worlds.desc, frames);
+  for (int k = 0; k < worlds.count(); ++k) {
+    const RigidDesc alone = scene.buildRigid(worldOptions(options, k, options.worlds));
+    ASSERT_EQ(alone.numBodies(), worlds.bodies(k)) << "world " << k;
+    const Run single = simulate(device, scene, alone, frames);
+    const size_t first = size_t(worlds.bodyBegin[size_t(k)]);
+    EXPECT_TRUE(sameBits(together.poses, first, single.poses)) << "world " << k;
+    EXPECT_TRUE(sameBits(together.linear, first, single.linear)) << "world " << k;
+    EXPECT_TRUE(sameBits(together.angular, first, single.angular)) << "world " << k;
+  }
+}
+
+TEST(CableWorlds, EachWorldOfASweepMatchesItsOptionsAlone) {
+  auto cpu = test::openCpu();
+  SceneOptions shear;  // same size, different stiffness: a list over three worlds
+  shear.worlds = 3;
+  shear.values["shear"] = "1e4,3e4,1e5";
+  expectSweepWorldsRunAsAlone(*cpu, "cable_cantilever", shear, 5);
+  SceneOptions layers;  // different sizes (400 and 800 bodies): a range over two worlds
+  layers.worlds = 2;
+  layers.values["layers"] = "1:2";
+  expectSweepWorldsRunAsAlone(*cpu, "cable_pile", layers, 3);
+}
+
+TEST(CableWorlds, CudaEachWorldOfASweepMatchesItsOptionsAlone) {
+  WEFT_REQUIRE_CUDA(gpu);
+  SceneOptions shear;
+  shear.worlds = 8;
+  shear.values["shear"] = "1e4:1e5";
+  expectSweepWorldsRunAsAlone(*gpu, "cable_cantilever", shear, 10);
+  SceneOptions layers;
+  layers.worlds = 3;
+  layers.values["layers"] = "1,2";
+  expectSweepWorldsRunAsAlone(*gpu, "cable_pile", layers, 10);
+}
+
+TEST(CableWorlds, ListsAndRangesAreSpreadOverTheWorlds) {
+  SceneOptions o;
+  o.worlds = 5;
+  o.values = {{"a", "1,2"}, {"b", "10:20"}, {"c", "7"}};
+  EXPECT_TRUE(optionsVaryOverWorlds(o));
+  const std::vector<std::string> a = {"1", "2", "1", "2", "1"};
+  const std::vector<std::string> b = {"10", "12.5", "15", "17.5", "20"};
+  for (int k = 0; k < 5; ++k) {
+    const SceneOptions w = worldOptions(o, k, 5);
+    EXPECT_EQ(w.values.at("a"), a[size_t(k)]) << k;
+    EXPECT_EQ(w.values.at("b"), b[size_t(k)]) << k;
+    EXPECT_EQ(w.values.at("c"), "7");
+    EXPECT_EQ(w.worlds, 1);
+  }
+  SceneOptions plain;
+  plain.values["c"] = "7";
+  EXPECT_FALSE(optionsVaryOverWorlds(plain));
+  SceneOptions bad;
+  bad.values["b"] = "1:x";
+  EXPECT_THROW(worldOptions(bad, 0, 2), Error);
+  bad.values["b"] = "1,,2";
+  EXPECT_THROW(worldOptions(bad, 0, 2), Error);
+  // A list or range without worlds to spread over is refused; so is a cloth scene.
+  SceneOptions single;
+  single.values["shear"] = "1e4,1e5";
+  EXPECT_THROW(buildRigidWorlds(findScene("cable_cantilever"), single), Error);
+  EXPECT_THROW(buildRigidWorlds(findScene("cloth_hanging"), {}), Error);
+}
+
+TEST(CableWorlds, ChecksAreCountedOverTheWorlds) {
+  const std::vector<std::vector<CheckResult>> perWorld = {
+      {{"finite", true, "ok 0"}, {"tip", true, "1%"}, {"connected", true, "1 group", true}},
+      {{"finite", true, "ok 1"}, {"tip", false, "40%"}, {"connected", true, "1 group", true}},
+      {{"finite", true, "ok 2"}, {"tip", false, "50%"}, {"connected", true, "1 group", true}}};
+  const std::vector<WorldCheckSummary> s = summarizeWorldChecks(perWorld);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].passing, 3);
+  EXPECT_TRUE(s[0].pass());
+  EXPECT_EQ(s[0].detail, "world 0: ok 0");
+  EXPECT_EQ(s[1].passing, 1);
+  EXPECT_EQ(s[1].failing, (std::vector<int>{1, 2}));
+  EXPECT_FALSE(s[1].pass());
+  EXPECT_EQ(s[1].detail, "world 1: 40%");
+  EXPECT_TRUE(s[2].pass());
+  const std::vector<CheckResult> r = worldCheckResults(s);
+  EXPECT_EQ(r[1].detail, "1/3 worlds pass (failing: 1 2); world 1: 40%");
+  EXPECT_FALSE(r[1].pass);
+  EXPECT_TRUE(r[2].informational);
 }
 
 }  // namespace

@@ -1,0 +1,202 @@
+#include "scenes/worlds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "kernels/runtime/errors.h"
+#include "solver/cable_builder.h"
+
+namespace weft {
+namespace {
+
+bool isList(const std::string& value) {
+  return value.find(',') != std::string::npos;
+}
+bool isRange(const std::string& value) {
+  // A colon between two numbers; a leading sign or exponent never contains one.
+  return value.find(':') != std::string::npos;
+}
+
+double rangeEnd(const std::string& key, const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(value))
+    throw Error("scene option " + key + ": range end '" + text + "' is not a number (a range is " +
+                "FIRST:LAST, e.g. shear=1e4:1e5)");
+  return value;
+}
+
+std::vector<std::string> listItems(const std::string& key, const std::string& value) {
+  std::vector<std::string> items;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = value.find(',', begin);
+    const std::string item =
+        value.substr(begin, comma == std::string::npos ? comma : comma - begin);
+    if (item.empty())
+      throw Error("scene option " + key + "=" + value + ": a list item is empty (a list is " +
+                  "A,B,C, e.g. layers=1,2,3)");
+    items.push_back(item);
+    if (comma == std::string::npos) return items;
+    begin = comma + 1;
+  }
+}
+
+std::string shortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
+  return text;
+}
+
+}  // namespace
+
+SceneOptions worldOptions(const SceneOptions& options, int world, int worlds) {
+  SceneOptions out = options;
+  out.worlds = 1;
+  out.worldSpacing = {};
+  for (auto& [key, value] : out.values) {
+    if (isList(value)) {
+      const std::vector<std::string> items = listItems(key, value);
+      value = items[size_t(world) % items.size()];
+    } else if (isRange(value)) {
+      const size_t colon = value.find(':');
+      const double first = rangeEnd(key, value.substr(0, colon));
+      const double last = rangeEnd(key, value.substr(colon + 1));
+      const double t = worlds > 1 ? double(world) / double(worlds - 1) : 0.0;
+      value = shortNumber(first + (last - first) * t);
+    }
+  }
+  return out;
+}
+
+bool optionsVaryOverWorlds(const SceneOptions& options) {
+  return std::any_of(options.values.begin(), options.values.end(),
+                     [](const auto& kv) { return isList(kv.second) || isRange(kv.second); });
+}
+
+std::string describeWorldVariation(const SceneOptions& options) {
+  std::string text;
+  for (const auto& [key, value] : options.values) {
+    if (!isList(value) && !isRange(value)) continue;
+    text += (text.empty() ? "" : "; ") + key + "=" + value +
+            (isList(value)
+                 ? " (item k mod " + std::to_string(listItems(key, value).size()) + " for world k)"
+                 : " (linear from world 0 to world " + std::to_string(options.worlds - 1) + ")");
+  }
+  return text;
+}
+
+std::vector<Transform> RigidWorlds::worldPoses(std::span<const Transform> all, int world) const {
+  std::vector<Transform> out(all.begin() + bodyBegin[size_t(world)],
+                             all.begin() + bodyBegin[size_t(world) + 1]);
+  const Vec3 offset = spacing * float(world);
+  if (offset.x != 0.0f || offset.y != 0.0f || offset.z != 0.0f)
+    for (Transform& t : out) t.p = t.p - offset;
+  return out;
+}
+
+std::vector<Vec3> RigidWorlds::worldVectors(std::span<const Vec3> all, int world) const {
+  return {all.begin() + bodyBegin[size_t(world)], all.begin() + bodyBegin[size_t(world) + 1]};
+}
+
+int RigidWorlds::worldOfBody(int body) const {
+  const auto it = std::upper_bound(bodyBegin.begin(), bodyBegin.end(), body);
+  return int(it - bodyBegin.begin()) - 1;
+}
+
+RigidWorlds buildRigidWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes) {
+  if (!scene.cable) throw Error("buildRigidWorlds: " + scene.name + " is a cloth scene");
+  const int n = options.worlds;
+  if (n < 1) throw Error("--worlds must be at least 1 (got " + std::to_string(n) + ")");
+  if (n == 1 && optionsVaryOverWorlds(options))
+    throw Error("a scene option given as a list or a range (" + describeWorldVariation(options) +
+                ") spreads values over worlds: give --worlds N as well");
+  RigidWorlds w;
+  w.spacing = options.worldSpacing;
+  w.modelOf.resize(size_t(n));
+  w.values.reserve(size_t(n));
+  std::vector<std::map<std::string, std::string>> distinct;  // the options of each built model
+  long long bodies = 0;
+  for (int k = 0; k < n; ++k) {
+    w.values.push_back(worldOptions(options, k, n));
+    const auto& values = w.values.back().values;
+    auto found = std::find(distinct.begin(), distinct.end(), values);
+    if (found == distinct.end()) {
+      // Before building another world: the batch so far, at this world's size, must fit.
+      RigidDesc model = scene.buildRigid(w.values.back());
+      checkElementsFit(scene.name + " x " + std::to_string(n) + " worlds",
+                       bodies + static_cast<long long>(model.numBodies()) * (n - k), true,
+                       availableHostMemory(), deviceBytes);
+      w.models.push_back(std::move(model));
+      distinct.push_back(values);
+      found = distinct.end() - 1;
+    }
+    w.modelOf[size_t(k)] = int(found - distinct.begin());
+    bodies += w.model(k).numBodies();
+  }
+  w.bodyBegin.assign(size_t(n) + 1, 0);
+  for (int k = 0; k < n; ++k)
+    w.bodyBegin[size_t(k) + 1] = w.bodyBegin[size_t(k)] + w.model(k).numBodies();
+  if (n == 1) {
+    w.desc = w.models.front();
+  } else {
+    std::vector<const RigidDesc*> each(static_cast<size_t>(n));
+    for (int k = 0; k < n; ++k) each[size_t(k)] = &w.model(k);
+    w.desc = combineWorlds(each, w.spacing);
+  }
+  return w;
+}
+
+std::vector<WorldCheckSummary> summarizeWorldChecks(
+    const std::vector<std::vector<CheckResult>>& perWorld) {
+  std::vector<WorldCheckSummary> out;
+  if (perWorld.empty()) return out;
+  for (const CheckResult& c : perWorld.front()) {
+    WorldCheckSummary s;
+    s.name = c.name;
+    s.informational = c.informational;
+    out.push_back(s);
+  }
+  for (size_t k = 0; k < perWorld.size(); ++k)
+    for (const CheckResult& c : perWorld[k]) {
+      auto s = std::find_if(out.begin(), out.end(),
+                            [&](const WorldCheckSummary& x) { return x.name == c.name; });
+      if (s == out.end()) {  // a check only some worlds make (their options differ)
+        WorldCheckSummary added;
+        added.name = c.name;
+        added.informational = c.informational;
+        out.push_back(added);
+        s = out.end() - 1;
+      }
+      ++s->worlds;
+      if (c.pass || c.informational) {
+        ++s->passing;
+        if (s->detail.empty()) s->detail = "world " + std::to_string(k) + ": " + c.detail;
+      } else {
+        if (s->failing.empty()) s->detail = "world " + std::to_string(k) + ": " + c.detail;
+        s->failing.push_back(int(k));
+      }
+    }
+  return out;
+}
+
+std::vector<CheckResult> worldCheckResults(const std::vector<WorldCheckSummary>& summaries) {
+  std::vector<CheckResult> out;
+  for (const WorldCheckSummary& s : summaries) {
+    std::string text = std::to_string(s.passing) + "/" + std::to_string(s.worlds) +
+                       (s.informational ? " worlds" : " worlds pass");
+    if (!s.failing.empty()) {
+      text += " (failing:";
+      for (size_t i = 0; i < s.failing.size() && i < 8; ++i)
+        text += " " + std::to_string(s.failing[i]);
+      if (s.failing.size() > 8) text += " ...";
+      text += ")";
+    }
+    out.push_back({s.name, s.pass(), text + "; " + s.detail, s.informational});
+  }
+  return out;
+}
+
+}  // namespace weft
