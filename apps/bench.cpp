@@ -1,6 +1,7 @@
 #include "apps/bench.h"
 
 #include <algorithm>
+#include <new>
 
 #include "apps/interrupt.h"
 #include "kernels/graph_node_latency_probe.cuh"
@@ -10,6 +11,7 @@
 #include "kernels/runtime/timer.h"
 #include "scenes/scene.h"
 #include "scenes/scene_runner.h"
+#include "solver/cable_builder.h"
 #include "solver/rigid_simulation.h"
 #include "tuning/tuner.h"
 
@@ -84,6 +86,82 @@ ConvergenceSummary windowConvergence(const Device& device, const std::string& sc
   window.translation.erase(window.translation.begin(), window.translation.begin() + before);
   window.rotation.erase(window.rotation.begin(), window.rotation.begin() + before);
   return summarizeConvergence(window);
+}
+
+namespace {
+
+/// Where world k of a scaling run goes (timeWorlds): nowhere else when the broad phase tests all
+/// pairs of a world, else k world-widths (the bodies' x extent plus a metre) along x.
+Vec3 scalingSpacing(const Scene& scene) {
+  const RigidDesc one = scene.buildRigid({});
+  int treeShapes = 0;
+  for (const RigidShapeDesc& s : one.shapes) treeShapes += s.geometry.type != ShapeType::Plane;
+  if (treeShapes <= scene.rigidSolver.allPairsShapes) return {};
+  float lo = 0.0f, hi = 0.0f;
+  for (size_t b = 0; b < one.bodies.size(); ++b) {
+    const float x = one.bodies[b].pose.p.x;
+    lo = b == 0 ? x : std::min(lo, x);
+    hi = b == 0 ? x : std::max(hi, x);
+  }
+  return {hi - lo + 1.0f, 0.0f, 0.0f};
+}
+
+}  // namespace
+
+std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneName,
+                                     const std::vector<int>& worlds, const LaunchTable* table,
+                                     int warmFrames, int timedFrames) {
+  const Scene& scene = findScene(sceneName);
+  if (!scene.cable)
+    throw Error("--worlds: " + sceneName +
+                " is a cloth scene (many worlds are for cable scenes "
+                "so far)");
+  const Vec3 spacing = scalingSpacing(scene);
+  const size_t deviceBytes = device.isCuda() ? device.gpu().totalMemoryBytes : 0;
+  std::vector<WorldsTiming> out;
+  bool stop = false;
+  for (int n : worlds) {
+    WorldsTiming t;
+    t.worlds = n;
+    if (stop) {
+      t.skipped = "not tried (a smaller batch did not fit)";
+      out.push_back(t);
+      continue;
+    }
+    if (const GpuIdentity* gpu = device.gpuIdentity()) {
+      device.setLaunchPolicy(
+          LaunchPolicy::resolve(table, sceneName, gpu->ccMajor, gpu->ccMinor, n));
+      if (table) batchEntries(*table, sceneName, n, &t.tunedWorlds);
+    }
+    SceneOptions options;
+    options.worlds = n;
+    options.worldSpacing = spacing;
+    try {
+      checkSceneFits(scene, options, availableHostMemory(), deviceBytes);
+      std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene, options);
+      t.bodies = sim->elementCount();
+      for (int f = 0; f < warmFrames; ++f) {
+        throwIfInterrupted();
+        sim->advanceFrame();
+      }
+      std::vector<double> us;
+      for (int f = 0; f < timedFrames; ++f) {
+        throwIfInterrupted();
+        sim->advanceFrame();
+        us.push_back(1000.0 * sim->lastFrameMs() / scene.substeps);
+      }
+      t.usPerSubstep = spreadOf(us);
+      t.worldSubstepsPerSecond = 1e6 * n / t.usPerSubstep.median;
+    } catch (const Error& e) {
+      t.skipped = e.what();
+      stop = true;
+    } catch (const std::bad_alloc&) {
+      t.skipped = "the host ran out of memory";
+      stop = true;
+    }
+    out.push_back(t);
+  }
+  return out;
 }
 
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel) {

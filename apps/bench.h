@@ -21,6 +21,7 @@
 
 #include "apps/convergence_report.h"
 #include "kernels/runtime/device.h"
+#include "kernels/runtime/launch_table.h"
 
 namespace weft {
 
@@ -76,6 +77,27 @@ WindowTiming timeWindow(Device& device, const std::string& sceneName,
 /// a summary of 0 substeps for cloth scenes and scenes without a window. Launch sizes change no
 /// bit of it, so one run per scene serves every table.
 ConvergenceSummary windowConvergence(const Device& device, const std::string& sceneName);
+
+/// One batch size of a many-worlds scaling run.
+struct WorldsTiming {
+  int worlds = 0;
+  int bodies = 0;                     // of the whole batch
+  Spread usPerSubstep;                // frame time / substeps over the timed frames
+  double worldSubstepsPerSecond = 0;  // worlds × substeps / median frame time
+  int tunedWorlds = 0;                // the table's batch entries used ("scene@W"); 0: none
+  std::string skipped;                // why this size was not measured ("" = measured)
+};
+
+/// Cable scene `sceneName` as a batch of each count in `worlds` (ascending): built with that many
+/// worlds, the launch sizes `table` gives a batch of that size (its "scene@W" entries, else the
+/// one-world sizes), `warmFrames` frames run, then `timedFrames` frames timed (one graph replay
+/// each, CUDA events; host clock on the CPU). Worlds sit where the scene puts them when its
+/// broad phase tests all pairs (they never touch, and coordinates stay small), and in a row along
+/// x, a world's width apart, when it uses the tree. A count that would not fit the GPU's memory
+/// (or fails to allocate) is recorded as skipped, and larger ones are not tried.
+std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneName,
+                                     const std::vector<int>& worlds, const LaunchTable* table,
+                                     int warmFrames = 3, int timedFrames = 10);
 
 /// Times one scene with the launch policy currently set on `device`.
 BenchResult benchScene(Device& device, const BenchOptions& options, const std::string& tableLabel);

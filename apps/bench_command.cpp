@@ -2,10 +2,14 @@
 // the tuned table side by side, with the spread over repetitions, a per-kernel breakdown, and the
 // floor of the design (launches per substep × the GPU's measured graph-node latency). Writes JSON
 // (--json) and, from the same results, the benchmarks page (--markdown).
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -49,6 +53,117 @@ std::optional<ReferenceFigures> referenceFigures(const std::string& scene, const
       {"cable_y_junction", {333.0, 314.0, 111.0, ""}}};
   auto it = h100.find(scene);
   return it == h100.end() ? std::nullopt : std::optional<ReferenceFigures>(it->second);
+}
+
+/// The reference's batched throughput on the H100 (Newton 1.8.0, the same scenes replicated
+/// into N worlds, frame graphs, 10 warm frames, median of 20; measured 2026-11-23):
+/// world-substeps per second by world count.
+std::map<int, double> referenceWorlds(const std::string& scene, const std::string& gpu) {
+  if (gpu.find("H100") == std::string::npos) return {};
+  static const std::map<std::string, std::map<int, double>> h100 = {
+      {"cable_y_junction", {{1, 3084.0}, {256, 616971.0}, {4096, 1552145.0}}},
+      {"cable_twist", {{1, 2484.0}, {64, 111617.0}, {1024, 207595.0}}},
+      {"cable_pile", {{1, 1691.0}, {8, 5939.0}, {64, 7274.0}}}};
+  auto it = h100.find(scene);
+  return it == h100.end() ? std::map<int, double>{} : it->second;
+}
+
+std::vector<int> parseWorldCounts(const std::string& spec) {
+  std::vector<int> counts;
+  for (const std::string& item : splitList(spec)) {
+    char* end = nullptr;
+    const long n = std::strtol(item.c_str(), &end, 10);
+    if (end == item.c_str() || *end != '\0' || n < 1 || n > 1000000)
+      throw Error("--worlds: '" + item + "' is not a world count from 1 to 1000000");
+    if (!counts.empty() && n <= counts.back())
+      throw Error("--worlds: give the counts in ascending order (" + spec + ")");
+    counts.push_back(int(n));
+  }
+  if (counts.empty() && !spec.empty()) throw Error("--worlds: no world count in '" + spec + "'");
+  return counts;
+}
+
+/// A log-log chart of world-substeps per second against worlds: Weft's measured series (solid)
+/// and the reference's (dashed), one colour per scene.
+std::string worldsSvg(const nlohmann::json& all) {
+  struct Series {
+    std::string label;
+    std::vector<std::pair<double, double>> points;
+    int colour;
+    bool dashed;
+  };
+  std::vector<Series> series;
+  int colour = 0;
+  for (const auto& s : all["scenes"]) {
+    if (!s.contains("worlds")) continue;
+    Series mine{s["scene"].get<std::string>(), {}, colour, false};
+    for (const auto& w : s["worlds"])
+      if (w.contains("world_substeps_per_s"))
+        mine.points.push_back({w["count"].get<double>(), w["world_substeps_per_s"].get<double>()});
+    if (!mine.points.empty()) series.push_back(mine);
+    if (s.contains("worlds_reference")) {
+      Series ref{s["scene"].get<std::string>() + " (reference)", {}, colour, true};
+      for (const auto& w : s["worlds_reference"])
+        ref.points.push_back({w["count"].get<double>(), w["world_substeps_per_s"].get<double>()});
+      series.push_back(ref);
+    }
+    ++colour;
+  }
+  double xMax = 1.0, yMin = 1e30, yMax = 1.0;
+  for (const Series& s : series)
+    for (const auto& [x, y] : s.points) {
+      xMax = std::max(xMax, x);
+      yMin = std::min(yMin, y);
+      yMax = std::max(yMax, y);
+    }
+  const double lx1 = std::ceil(std::log10(xMax)), ly0 = std::floor(std::log10(std::max(yMin, 1.0)));
+  const double ly1 = std::ceil(std::log10(yMax));
+  const double W = 720, H = 440, left = 80, right = 230, top = 40, bottom = 50;
+  const auto px = [&](double x) {
+    return left + (W - left - right) * std::log10(x) / std::max(lx1, 1.0);
+  };
+  const auto py = [&](double y) {
+    return H - bottom - (H - top - bottom) * (std::log10(y) - ly0) / std::max(ly1 - ly0, 1.0);
+  };
+  static const char* colours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"};
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H
+      << "\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" "
+         "fill=\"white\"/>\n<text x=\""
+      << left << "\" y=\"22\" font-size=\"14\">World-substeps per second against worlds per GPU ("
+      << all.value("gpu", std::string("CPU")) << ")</text>\n";
+  for (int e = 0; e <= int(lx1); ++e) {
+    const double x = px(std::pow(10.0, e));
+    svg << "<line x1=\"" << x << "\" y1=\"" << top << "\" x2=\"" << x << "\" y2=\"" << H - bottom
+        << "\" stroke=\"#ddd\"/><text x=\"" << x << "\" y=\"" << H - bottom + 16
+        << "\" text-anchor=\"middle\">" << int(std::pow(10.0, e)) << "</text>\n";
+  }
+  for (int e = int(ly0); e <= int(ly1); ++e) {
+    const double y = py(std::pow(10.0, e));
+    svg << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << W - right << "\" y2=\"" << y
+        << "\" stroke=\"#ddd\"/><text x=\"" << left - 6 << "\" y=\"" << y + 4
+        << "\" text-anchor=\"end\">1e" << e << "</text>\n";
+  }
+  svg << "<text x=\"" << (left + W - right) / 2 << "\" y=\"" << H - 12
+      << "\" text-anchor=\"middle\">worlds in one model</text>\n";
+  int row = 0;
+  for (const Series& s : series) {
+    const char* c = colours[s.colour % 5];
+    svg << "<polyline fill=\"none\" stroke=\"" << c << "\" stroke-width=\"2\""
+        << (s.dashed ? " stroke-dasharray=\"6,4\"" : "") << " points=\"";
+    for (const auto& [x, y] : s.points) svg << px(x) << "," << py(y) << " ";
+    svg << "\"/>\n";
+    for (const auto& [x, y] : s.points)
+      svg << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"3\" fill=\""
+          << (s.dashed ? "white" : c) << "\" stroke=\"" << c << "\"/>\n";
+    const double ly = top + 10 + 18 * row++;
+    svg << "<line x1=\"" << W - right + 12 << "\" y1=\"" << ly << "\" x2=\"" << W - right + 40
+        << "\" y2=\"" << ly << "\" stroke=\"" << c << "\" stroke-width=\"2\""
+        << (s.dashed ? " stroke-dasharray=\"6,4\"" : "") << "/><text x=\"" << W - right + 46
+        << "\" y=\"" << ly + 4 << "\">" << s.label << "</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
 }
 
 nlohmann::json toJson(const BenchResult& r) {
@@ -239,6 +354,51 @@ std::string markdown(const nlohmann::json& all) {
     }
     md << "\n\n";
   }
+  bool worldsHeader = false;
+  for (const auto& s : all["scenes"]) {
+    if (!s.contains("worlds")) continue;
+    if (!worldsHeader) {
+      md << "## Many worlds per GPU\n\n"
+            "Each cable scene replicated into N worlds in one model (`weft bench --worlds`; "
+            "docs/PERFORMANCE.md): built, 3 frames run, then 10 frames timed, each one graph "
+            "replay with CUDA events; µs per substep is the median frame time / substeps, "
+            "world-substeps per second is N / that. Launch sizes: the table's batch entries "
+            "(\"scene@W\", `weft tune-launch --worlds W`) of the largest W ≤ N, else one world's. "
+            "Reference: Newton 1.8.0 replicated the same way on an H100 (2026-11-23, frame graphs, "
+            "10 warm frames, median of 20).\n\n"
+            "![world-substeps per second against worlds](benchmarks_worlds.svg)\n\n"
+            "| scene | worlds | bodies | µs/substep | world-substeps/s | × one world | launch "
+            "sizes | "
+            "reference world-substeps/s | vs reference |\n"
+            "|---|---|---|---|---|---|---|---|---|\n";
+      worldsHeader = true;
+    }
+    double single = 0.0;
+    for (const auto& w : s["worlds"]) {
+      const int n = w["count"].get<int>();
+      md << "| " << s["scene"].get<std::string>() << " | " << n << " | ";
+      if (!w.contains("world_substeps_per_s")) {
+        md << "– | – | – | – | – | – | " << w.value("skipped", std::string()) << " |\n";
+        continue;
+      }
+      const double rate = w["world_substeps_per_s"].get<double>();
+      if (n == 1) single = rate;
+      md << w["bodies"].get<int>() << " | " << formatFixed(w["us_per_substep"].get<double>(), 1)
+         << " (±" << formatFixed(w["spread_percent"].get<double>(), 0) << "%) | "
+         << formatFixed(rate, 0) << " | "
+         << (single > 0.0 ? formatFixed(rate / single, 1) + "×" : "–") << " | "
+         << w["launch_sizes"].get<std::string>() << " | ";
+      double ref = 0.0;
+      if (s.contains("worlds_reference"))
+        for (const auto& r : s["worlds_reference"])
+          if (r["count"].get<int>() == n) ref = r["world_substeps_per_s"].get<double>();
+      if (ref > 0.0)
+        md << formatFixed(ref, 0) << " | " << formatFixed(rate / ref, 2) << "× |\n";
+      else
+        md << "– | – |\n";
+    }
+  }
+  if (worldsHeader) md << "\n";
   bool convergenceHeader = false;
   for (const auto& s : all["scenes"]) {
     if (!s.contains("convergence")) continue;
@@ -273,6 +433,19 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
   if (options.repetitions < 1) throw Error("--repetitions must be at least 1");
   checkOutputFile(options.jsonPath, "--json");  // before the measurements, not after them
   checkOutputFile(options.markdownPath, "--markdown");
+  const std::vector<int> worldCounts = parseWorldCounts(options.worlds);
+  if (!worldCounts.empty() && std::none_of(scenes.begin(), scenes.end(),
+                                           [](const std::string& n) { return findScene(n).cable; }))
+    throw Error(
+        "--worlds times cable scenes (many worlds of a cloth scene are not supported "
+        "yet); none of the scenes given is one");
+  std::string worldsPlot;  // beside the page: the scaling chart it shows
+  if (!worldCounts.empty() && !options.markdownPath.empty()) {
+    worldsPlot =
+        (std::filesystem::path(options.markdownPath).parent_path() / "benchmarks_worlds.svg")
+            .string();
+    checkOutputFile(worldsPlot, "--markdown's chart");
+  }
   auto device = openDevice(options.device, false);
 
   // Which tables: built-in defaults and the tuned table (when one exists for this GPU), or one.
@@ -349,6 +522,46 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
       out << line;
       if (r.usPerSubstep.spreadPercent() > 3.0) noisy = true;
     }
+    if (!worldCounts.empty() && !findScene(name).cable)
+      out << "  " << name << ": no batches (many worlds are for cable scenes so far)\n";
+    if (!worldCounts.empty() && findScene(name).cable) {
+      const LaunchTable* table = nullptr;
+      for (const TableRun& t : tables)
+        if (t.table) table = &*t.table;
+      err << "weft bench: measuring " << name << " as batches of worlds\n";
+      err.flush();
+      nlohmann::json series = nlohmann::json::array();
+      for (const WorldsTiming& w : timeWorlds(*device, name, worldCounts, table)) {
+        nlohmann::json j = {{"count", w.worlds}};
+        if (!w.skipped.empty()) {
+          j["skipped"] = w.skipped;
+          std::snprintf(line, sizeof(line), "  %-16s %7d worlds   skipped: %s\n", name.c_str(),
+                        w.worlds, w.skipped.c_str());
+        } else {
+          j["bodies"] = w.bodies;
+          j["us_per_substep"] = w.usPerSubstep.median;
+          j["spread_percent"] = w.usPerSubstep.spreadPercent();
+          j["world_substeps_per_s"] = w.worldSubstepsPerSecond;
+          j["launch_sizes"] =
+              w.tunedWorlds > 0 ? batchSceneKey(name, w.tunedWorlds) : std::string("one world's");
+          std::snprintf(line, sizeof(line),
+                        "  %-16s %7d worlds %9d bodies %12.1f us/substep %14.0f world-substeps/s"
+                        " (%s)\n",
+                        name.c_str(), w.worlds, w.bodies, w.usPerSubstep.median,
+                        w.worldSubstepsPerSecond, j["launch_sizes"].get<std::string>().c_str());
+        }
+        out << line;
+        series.push_back(j);
+      }
+      s["worlds"] = series;
+      const auto ref = referenceWorlds(name, device->isCuda() ? device->gpu().identity.name : "");
+      if (!ref.empty()) {
+        nlohmann::json r = nlohmann::json::array();
+        for (const auto& [n, rate] : ref)
+          r.push_back({{"count", n}, {"world_substeps_per_s", rate}});
+        s["worlds_reference"] = r;
+      }
+    }
     const ConvergenceSummary convergence = windowConvergence(*device, name);
     if (convergence.substeps > 0) {
       const Scene& scene = findScene(name);
@@ -377,6 +590,10 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
   if (!options.markdownPath.empty()) {
     writeFileAtomically(options.markdownPath, markdown(all));
     out << "  markdown      " << options.markdownPath << "\n";
+    if (!worldsPlot.empty()) {
+      writeFileAtomically(worldsPlot, worldsSvg(all));
+      out << "  chart         " << worldsPlot << "\n";
+    }
   }
   return kExitOk;
 }

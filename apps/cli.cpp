@@ -156,6 +156,12 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   tuneCmd->add_option("--out", tune.out, "table file (default: tuning/tables/<gpu>.json)");
   tuneCmd->add_option("--report", tune.report, "write TUNING.md and plots into this folder");
   tuneCmd->add_flag("--quick", tune.quick, "a fast, rougher pass (about 2 minutes)");
+  tuneCmd
+      ->add_option("--worlds", tune.worlds,
+                   "cable scenes: tune each scene as a batch of N worlds and add its sizes to "
+                   "the existing table as entries \"SCENE@N\", used by runs of N or more worlds "
+                   "(the other entries are kept)")
+      ->check(wholeNumber(1, 1000000));
   tuneCmd->add_flag("--fresh", tune.fresh,
                     "break near-ties without the existing table's sizes (default: they win)");
 
@@ -170,6 +176,9 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->capture_default_str();
   benchCmd->add_option("--json", bench.jsonPath, "write the results as JSON");
   benchCmd->add_option("--markdown", bench.markdownPath, "write the benchmarks page");
+  benchCmd->add_option("--worlds", bench.worlds,
+                       "also time each cable scene as batches of these many worlds, e.g. "
+                       "1,16,256,1024,4096 (world-substeps per second; as many as fit)");
   benchCmd->add_option("--repetitions", bench.repetitions, "timed repetitions per scene")
       ->check(wholeNumber(1, 100000))
       ->capture_default_str();

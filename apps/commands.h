@@ -60,6 +60,7 @@ struct TuneOptions {
   std::string report;          // report folder ("" = none)
   bool quick = false;
   bool fresh = false;  // ignore the existing table's sizes when breaking near-ties
+  int worlds = 1;      // --worlds N: tune batches of N worlds (writes the "scene@N" entries)
 };
 int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err);
 
@@ -70,6 +71,7 @@ struct BenchOptionsCli {
   std::string jsonPath;         // --json
   std::string markdownPath;     // --markdown (the benchmarks page, generated)
   int repetitions = 10;
+  std::string worlds;  // --worlds 1,16,256: also time cable scenes as batches of these sizes
 };
 int benchCommand(const BenchOptionsCli& options, std::ostream& out, std::ostream& err);
 

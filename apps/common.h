@@ -17,7 +17,7 @@ std::unique_ptr<Device> openDevice(const std::string& deviceName, bool debugLaun
 /// Selects the launch table (flag, environment, tuning/tables), resolves it for `scene` and
 /// installs it on the device. Prints a warning to `err` when a requested table is not applied.
 TableSelection applyLaunchTable(Device& device, const std::string& tablePath,
-                                const std::string& scene, std::ostream& err);
+                                const std::string& scene, std::ostream& err, int worlds = 1);
 
 /// The comma-separated items of `text`, empty items dropped.
 std::vector<std::string> splitList(const std::string& text);

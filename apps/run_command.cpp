@@ -272,6 +272,17 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   out << "  device        " << device.describe()
       << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
   out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
+  if (numWorlds > 1 && device.isCuda()) {
+    int tuned = 0;
+    if (table.table) batchEntries(*table.table, scene.name, numWorlds, &tuned);
+    out << "  launch sizes  "
+        << (tuned > 0 ? "the table's entries for " + std::to_string(tuned) + " worlds (" +
+                            batchSceneKey(scene.name, tuned) + ")"
+                      : "one world's (no batch entries for " + scene.name +
+                            "; `weft tune-launch --scenes " + scene.name + " --worlds " +
+                            std::to_string(numWorlds) + "` measures them)")
+        << "\n";
+  }
   const std::string sweeps = solverOptions.chebyshevRho > 0.0f
                                  ? "Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2)
                                  : "plain sweeps";
@@ -406,7 +417,8 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (options.frames < 0) throw Error("--frames must be positive");
   const int frames = options.frames > 0 ? options.frames : scene.defaultFrames;
   auto device = openDevice(options.device, options.debugLaunches);
-  const TableSelection table = applyLaunchTable(*device, options.launchTable, scene.name, err);
+  const TableSelection table =
+      applyLaunchTable(*device, options.launchTable, scene.name, err, options.worlds);
 
   SceneOptions sceneOptions;
   sceneOptions.meshPath = options.meshPath;

@@ -68,6 +68,11 @@ int tune(const TuneOptions& options, std::ostream& out) {
     t.endToEndFrames = 4;
   }
   t.commit = WEFT_GIT_COMMIT;
+  t.worlds = options.worlds;
+  if (t.worlds > 1 && options.fresh)
+    throw Error("--fresh is for one-world tuning; --worlds adds batch entries to the table");
+  if (t.worlds > 1 && !options.report.empty())
+    throw Error("--report is for one-world tuning (docs/TUNING.md); --worlds prints its result");
 
   if (visibleCudaDevices() == 0)
     throw Error("tuning measures launch sizes on a CUDA GPU, but " + cudaUnavailableReason());
@@ -86,7 +91,9 @@ int tune(const TuneOptions& options, std::ostream& out) {
       const TableMatch match = matchTable(incumbent, device->gpu().identity);
       if (match.applies) {
         t.incumbent = std::move(incumbent);
-        out << "  near-ties go to the sizes of " << tablePath << " (--fresh ignores it)\n";
+        out << (t.worlds > 1
+                    ? "  batch entries are added to " + tablePath + "\n"
+                    : "  near-ties go to the sizes of " + tablePath + " (--fresh ignores it)\n");
       } else {
         out << "  note: tuning without " << tablePath << ": it was " << match.reason << "\n";
       }
@@ -107,7 +114,8 @@ int tune(const TuneOptions& options, std::ostream& out) {
     }
     bar->update(done, what.substr(what.find(':') + 2));
   };
-  out << "weft tune-launch on " << device->describe() << ": " << t.scenes.size() << " scenes, "
+  out << "weft tune-launch on " << device->describe() << ": " << t.scenes.size() << " scenes"
+      << (t.worlds > 1 ? " as batches of " + std::to_string(t.worlds) + " worlds" : "") << ", "
       << t.budgetMsPerPoint << " ms per point\n";
   const TuneResult result = tuneLaunches(*device, t);
   if (bar) bar->finish();
@@ -118,6 +126,19 @@ int tune(const TuneOptions& options, std::ostream& out) {
     for (const std::string& f : writeTuningReport(result, options.report, tablePath))
       out << "  report        " << f << "\n";
   char line[200];
+  if (t.worlds > 1) {
+    out << "  scene@worlds                  default us  one-world us  batch us  speed-up\n";
+    for (const SceneTuning& s : result.scenes) {
+      std::snprintf(line, sizeof(line), "  %-28s %10.1f %13.1f %9.1f %8.2fx%s\n",
+                    batchSceneKey(s.scene, s.worlds).c_str(), s.stepUsDefault, s.stepUsOverall,
+                    s.stepUsPerScene, s.stepUsOverall / s.stepUsPerScene,
+                    s.keepsSceneEntries ? "  (entries written)"
+                                        : "  (not faster: no entries, the one-world sizes stay)");
+      out << line;
+    }
+    out << "  took          " << int(result.seconds) << " s\n";
+    return kExitOk;
+  }
   out << "  scene                     default us  tuned us  speed-up  per-scene us\n";
   for (const SceneTuning& s : result.scenes) {
     std::snprintf(line, sizeof(line), "  %-24s %11.1f %9.1f %8.2fx %13.1f%s\n", s.scene.c_str(),

@@ -116,7 +116,11 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
   const LaunchPolicy defaults = LaunchPolicy::resolve(nullptr, "", device.gpu().identity.ccMajor,
                                                       device.gpu().identity.ccMinor);
   device.setLaunchPolicy(defaults);
-  std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene);
+  SceneOptions batch;
+  batch.worlds = options.worlds;
+  std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene, batch);
+  const std::string key =
+      options.worlds > 1 ? batchSceneKey(scene.name, options.worlds) : scene.name;
 
   // 1. Warm up over the tuning window; keep the densest self-contact frame's state (cloth) or the
   //    window's last frame (cables).
@@ -156,7 +160,7 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
     KernelTuning& k = result.kernels[id];
     k.costs = costs;
     k.optimum = pickSize(costs, defaults.size(id), options.noiseBand, options.tieMicroseconds,
-                         incumbentSize(options, scene.name, id));
+                         incumbentSize(options, key, id));
   }
   report("done sweeping", points, points);
   return result;
@@ -248,6 +252,77 @@ std::vector<LaunchTiming> sweepLaunches(
   return timings;
 }
 
+namespace {
+
+/// The end of a batch tuning (TunerOptions::worlds > 1): the incumbent table (or an empty one for
+/// this GPU) with each scene's batch entries set to its optima where, end to end, they are not
+/// slower than the one-world sizes the table gives the batch without them.
+void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult& result) {
+  const GpuIdentity& gpu = device.gpu().identity;
+  LaunchTable& table = result.table;
+  if (options.incumbent) {
+    table = *options.incumbent;
+  } else {
+    table.gpu = gpu;
+    table.provenance.driver = device.gpu().driverVersion;
+    table.provenance.cudaRuntime = device.gpu().runtimeVersion;
+    table.provenance.date = today();
+    table.provenance.commit = options.commit;
+    table.provenance.generator = "weft tune-launch";
+  }
+  SceneOptions batch;
+  batch.worlds = options.worlds;
+  for (SceneTuning& s : result.scenes) {
+    s.worlds = options.worlds;
+    const Scene& scene = findScene(s.scene);
+    const std::string key = batchSceneKey(s.scene, options.worlds);
+    if (options.progress) options.progress(s.scene + ": end-to-end verification", 0, 3);
+    LaunchTable oneWorld = table;  // what the batch gets without entries of its own
+    oneWorld.scenes.erase(key);
+    const LaunchPolicy defaults = LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor);
+    const LaunchPolicy without =
+        LaunchPolicy::resolve(&oneWorld, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds);
+    device.setLaunchPolicy(defaults);
+    Scene sized = scene;
+    {
+      std::unique_ptr<SceneRunner> probe = makeSceneRunner(device, scene, batch);
+      for (int f = 0; f < s.measurementFrame + options.endToEndFrames; ++f) probe->advanceFrame();
+      probe->carryCapacitiesInto(sized);
+    }
+    std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, sized, batch);
+    for (int f = 0; f < s.measurementFrame; ++f) sim->advanceFrame();
+    const DeviceSnapshot measurement(device);
+    std::map<KernelId, TableEntry> optima;
+    for (const auto& [id, k] : s.kernels)
+      if (!k.costs.empty())
+        optima[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                      k.optimum.speedup};
+    LaunchTable withBatch = oneWorld;
+    withBatch.scenes[key] = optima;
+    const int frames = options.endToEndFrames;
+    s.stepUsDefault = timeEndToEnd(device, *sim, measurement, defaults, frames);
+    if (options.progress) options.progress(s.scene + ": end-to-end verification", 1, 3);
+    s.stepUsOverall = timeEndToEnd(device, *sim, measurement, without, frames);
+    if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
+    s.stepUsPerScene = timeEndToEnd(
+        device, *sim, measurement,
+        LaunchPolicy::resolve(&withBatch, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds),
+        frames);
+    s.keepsSceneEntries = s.stepUsPerScene <= s.stepUsOverall * (1.0 + options.noiseBand);
+    if (s.keepsSceneEntries) {
+      table.scenes[key] = optima;
+      if (std::find(table.provenance.scenes.begin(), table.provenance.scenes.end(), key) ==
+          table.provenance.scenes.end())
+        table.provenance.scenes.push_back(key);
+    } else {
+      table.scenes.erase(key);
+    }
+  }
+  device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
+}
+
+}  // namespace
+
 TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   if (!device.isCuda()) throw Error("weft tune-launch needs a CUDA GPU (--device cuda)");
   const auto start = std::chrono::steady_clock::now();
@@ -257,8 +332,18 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   result.incumbent = options.incumbent.has_value();
   const GpuIdentity& gpu = device.gpu().identity;
 
-  for (const std::string& name : options.scenes)
+  for (const std::string& name : options.scenes) {
+    if (options.worlds > 1 && !findScene(name).cable)
+      throw Error("--worlds: " + name +
+                  " is a cloth scene (many worlds are for cable scenes so far)");
     result.scenes.push_back(tuneScene(device, findScene(name), options));
+  }
+  if (options.worlds > 1) {
+    verifyBatchEntries(device, options, result);
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
 
   // Overall picks: one size per kernel across the scenes that launch it.
   std::map<KernelId, std::map<std::string, std::map<int, double>>> byKernel;

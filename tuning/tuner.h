@@ -36,13 +36,18 @@ namespace weft {
 
 struct TunerOptions {
   std::vector<std::string> scenes;  // scene names (already resolved)
-  std::vector<KernelId> kernels;    // kernels to tune (empty: every kernel a step launches)
-  std::vector<int> blockSizes;      // elementwise candidates (empty: 8..1024)
-  std::vector<int> tileSizes;       // tile candidates (empty: 8..256)
-  std::vector<int> groupSizes;      // lanes-per-item candidates of group kernels (empty: 1..32)
-  double budgetMsPerPoint = 40.0;   // timing budget per (launch, size) [ms]
-  int replaysPerGraph = 20;         // launches captured per timing graph
-  int endToEndFrames = 10;          // frames timed per configuration in the verification
+  // Worlds per scene (cable scenes): above 1, each scene is measured as a batch of this many
+  // worlds, and the result is the incumbent table (or an empty one) with the batch entries
+  // scenes["scene@worlds"] set to the batch's optima where they are not slower end to end than
+  // the one-world sizes; the overall picks and the other entries are kept as they are.
+  int worlds = 1;
+  std::vector<KernelId> kernels;   // kernels to tune (empty: every kernel a step launches)
+  std::vector<int> blockSizes;     // elementwise candidates (empty: 8..1024)
+  std::vector<int> tileSizes;      // tile candidates (empty: 8..256)
+  std::vector<int> groupSizes;     // lanes-per-item candidates of group kernels (empty: 1..32)
+  double budgetMsPerPoint = 40.0;  // timing budget per (launch, size) [ms]
+  int replaysPerGraph = 20;        // launches captured per timing graph
+  int endToEndFrames = 10;         // frames timed per configuration in the verification
   // A size replaces the default only if it is more than this much faster (relative), and ties
   // within it go to the default, then to the larger size. Two runs on one H100 differed by up to
   // ~4% on the smallest kernels, which flipped picks at a 2% band; 5% makes repeated runs agree.
@@ -79,6 +84,8 @@ struct SceneTuning {
   double stepUsOverall = 0.0;      //   with the overall table
   double stepUsPerScene = 0.0;     //   with this scene's optima
   bool keepsSceneEntries = false;  // the overall table was slower here: per-scene entries kept
+  int worlds = 1;                  // measured as a batch of this many worlds (stepUsOverall: the
+                                   // one-world sizes; keepsSceneEntries: batch entries written)
 };
 
 struct TuneResult {

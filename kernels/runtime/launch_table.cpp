@@ -335,17 +335,46 @@ LaunchPolicy::LaunchPolicy() {
     choices_[int(id)] = {builtInLaunchSize(id, 9, 0), LaunchSource::BuiltInDefault};
 }
 
+std::string batchSceneKey(std::string_view scene, int worlds) {
+  return std::string(scene) + "@" + std::to_string(worlds);
+}
+
+const std::map<KernelId, TableEntry>* batchEntries(const LaunchTable& table, std::string_view scene,
+                                                   int worlds, int* tunedWorlds) {
+  const std::map<KernelId, TableEntry>* best = nullptr;
+  int bestWorlds = 1;
+  const std::string prefix = std::string(scene) + "@";
+  for (const auto& [key, entries] : table.scenes) {
+    if (scene.empty() || key.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string count = key.substr(prefix.size());
+    if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos ||
+        count.size() > 9)
+      continue;
+    const int w = std::stoi(count);
+    if (w > bestWorlds && w <= worlds) {
+      best = &entries;
+      bestWorlds = w;
+    }
+  }
+  if (tunedWorlds) *tunedWorlds = best ? bestWorlds : 0;
+  return best;
+}
+
 LaunchPolicy LaunchPolicy::resolve(const LaunchTable* table, std::string_view scene, int ccMajor,
-                                   int ccMinor) {
+                                   int ccMinor, int worlds) {
   LaunchPolicy policy;
   const std::map<KernelId, TableEntry>* sceneEntries = nullptr;
+  const std::map<KernelId, TableEntry>* batch = nullptr;
   if (table) {
     auto it = table->scenes.find(std::string(scene));
     if (it != table->scenes.end()) sceneEntries = &it->second;
+    if (worlds > 1) batch = batchEntries(*table, scene, worlds);
   }
   for (KernelId id : allKernels()) {
     LaunchChoice& c = policy.choices_[int(id)];
-    if (sceneEntries && sceneEntries->count(id)) {
+    if (batch && batch->count(id)) {
+      c = {batch->at(id).size, LaunchSource::SceneEntry};
+    } else if (sceneEntries && sceneEntries->count(id)) {
       c = {sceneEntries->at(id).size, LaunchSource::SceneEntry};
     } else if (table && table->kernels.count(id)) {
       c = {table->kernels.at(id).size, LaunchSource::TableEntry};

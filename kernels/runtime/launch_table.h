@@ -1,10 +1,13 @@
 // Launch tables: per-kernel block (or tile) sizes with their provenance, as JSON files under
 // tuning/tables/ (one per GPU model), and how a launch size is resolved from them.
 //
-// Lookup order for kernel k in scene s (LaunchPolicy::resolve):
-//   1. the table's per-scene entry scenes[s][k]   (a scene where the overall pick was slower)
-//   2. the table's entry kernels[k]               (the overall recommendation)
-//   3. the built-in default for the GPU's architecture (builtInLaunchSize)
+// Lookup order for kernel k in scene s run as N worlds (LaunchPolicy::resolve):
+//   1. for N > 1, the batch entry scenes["s@W"][k] of the largest W <= N that the table has
+//      (`weft tune-launch --worlds W`: a batch fills the GPU, and its kernels want other sizes
+//      than one world's; docs/TUNING.md)
+//   2. the table's per-scene entry scenes[s][k]   (a scene where the overall pick was slower)
+//   3. the table's entry kernels[k]               (the overall recommendation)
+//   4. the built-in default for the GPU's architecture (builtInLaunchSize)
 // A table measured on another GPU is never applied silently: matchTable() says why not, and the
 // caller falls back to the built-in defaults and tells the user (weft info shows it).
 //
@@ -70,6 +73,13 @@ struct LaunchTable {
   void save(const std::string& path) const;
 };
 
+/// The per-scene key of a batch's entries: "cable_y_junction@4096".
+std::string batchSceneKey(std::string_view scene, int worlds);
+/// The batch entries of `table` that a run of `scene` as `worlds` worlds uses: those of the
+/// largest W <= worlds (W > 1) the table has; null when none applies.
+const std::map<KernelId, TableEntry>* batchEntries(const LaunchTable& table, std::string_view scene,
+                                                   int worlds, int* tunedWorlds = nullptr);
+
 /// Whether a table may be applied on `current`: same GPU name, compute capability and SM count.
 struct TableMatch {
   bool applies = false;
@@ -98,10 +108,11 @@ class LaunchPolicy {
  public:
   /// Built-in defaults for compute capability 9.0.
   LaunchPolicy();
-  /// Resolves every kernel: per-scene entry -> table entry -> built-in default. `table` may be
-  /// null; the caller has already decided (matchTable) that it applies to this GPU.
+  /// Resolves every kernel: batch entry (worlds > 1) -> per-scene entry -> table entry ->
+  /// built-in default. `table` may be null; the caller has already decided (matchTable) that it
+  /// applies to this GPU.
   static LaunchPolicy resolve(const LaunchTable* table, std::string_view scene, int ccMajor,
-                              int ccMinor);
+                              int ccMinor, int worlds = 1);
 
   const LaunchChoice& choice(KernelId id) const { return choices_[int(id)]; }
   int size(KernelId id) const { return choices_[int(id)].size; }

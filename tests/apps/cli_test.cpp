@@ -240,6 +240,42 @@ TEST_F(CliTest, TuneLaunchRejectsUnknownNamesSuggestingTheValidOnes) {
   EXPECT_THAT(r.err, HasSubstr("not a power of two"));
 }
 
+TEST_F(CliTest, TuneLaunchWorldsRefusesWhatItCannotDo) {
+  CliResult r = cli({"tune-launch", "--scenes", "cable_twist", "--worlds", "16", "--fresh"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("--fresh is for one-world tuning"));
+  r = cli({"tune-launch", "--scenes", "cable_twist", "--worlds", "16", "--report", path("r")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("--report is for one-world tuning"));
+}
+
+// Batches on the CPU backend: every count is built and timed, the JSON holds the series the
+// documentation promises and the page its table and chart. No timing is asserted.
+TEST_F(CliTest, BenchTimesBatchesOfWorlds) {
+  const CliResult r =
+      cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--repetitions", "1",
+           "--worlds", "1,3", "--json", path("bench.json"), "--markdown", path("BENCHMARKS.md")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("3 worlds"));
+  const auto j = nlohmann::json::parse(readFile(path("bench.json")));
+  const auto& worlds = j["scenes"][0]["worlds"];
+  ASSERT_EQ(worlds.size(), 2u);
+  EXPECT_EQ(worlds[0]["count"], 1);
+  EXPECT_EQ(worlds[1]["count"], 3);
+  EXPECT_EQ(worlds[1]["bodies"], 180);
+  EXPECT_GT(worlds[1]["world_substeps_per_s"].get<double>(), 0.0);
+  EXPECT_GT(worlds[1]["us_per_substep"].get<double>(), 0.0);
+  const std::string page = readFile(path("BENCHMARKS.md"));
+  EXPECT_THAT(page, HasSubstr("## Many worlds per GPU"));
+  EXPECT_THAT(page, HasSubstr("benchmarks_worlds.svg"));
+  EXPECT_THAT(readFile(path("benchmarks_worlds.svg")), HasSubstr("<polyline"));
+  EXPECT_EQ(
+      cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "4,2"}).code,
+      kExitError);
+  EXPECT_EQ(cli({"bench", "--scenes", "cloth_hanging", "--device", "cpu", "--worlds", "2"}).code,
+            kExitError);
+}
+
 TEST_F(CliTest, TuneLaunchWithoutGpuSaysWhy) {
   if (visibleCudaDevices() > 0) GTEST_SKIP() << "a GPU is visible";
   const CliResult r = cli({"tune-launch", "--scenes", "cloth_hanging", "--out", path("t.json")});

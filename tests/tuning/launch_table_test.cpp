@@ -110,6 +110,38 @@ TEST(LaunchPolicy, LookupOrderIsSceneThenTableThenBuiltIn) {
   }
 }
 
+TEST(LaunchPolicy, ABatchTakesTheEntriesOfTheLargestTunedBatchItFills) {
+  LaunchTable t = sampleTable(kH100, "2026-11-25");
+  t.scenes["cable_twist"][KernelId::solve_rigid_body_tile] = {32, 32, 1.0};
+  t.scenes["cable_twist@16"][KernelId::solve_rigid_body_tile] = {16, 32, 1.2};
+  t.scenes["cable_twist@256"][KernelId::solve_rigid_body_tile] = {8, 32, 1.9};
+  t.scenes["cable_twist@x"][KernelId::solve_rigid_body_tile] = {64, 32, 1.0};      // not a count
+  t.scenes["cable_twistx@1024"][KernelId::solve_rigid_body_tile] = {64, 32, 1.0};  // another
+  const auto sizeAt = [&](int worlds) {
+    return LaunchPolicy::resolve(&t, "cable_twist", 9, 0, worlds)
+        .size(KernelId::solve_rigid_body_tile);
+  };
+  EXPECT_EQ(sizeAt(1), 32);  // one world: its own entry
+  EXPECT_EQ(sizeAt(15), 32);
+  EXPECT_EQ(sizeAt(16), 16);
+  EXPECT_EQ(sizeAt(255), 16);
+  EXPECT_EQ(sizeAt(256), 8);
+  EXPECT_EQ(sizeAt(100000), 8);
+  int tuned = -1;
+  EXPECT_EQ(batchEntries(t, "cable_twist", 300, &tuned), &t.scenes.at("cable_twist@256"));
+  EXPECT_EQ(tuned, 256);
+  EXPECT_EQ(batchEntries(t, "cable_twist", 8, &tuned), nullptr);
+  EXPECT_EQ(tuned, 0);
+  EXPECT_EQ(batchSceneKey("cable_twist", 256), "cable_twist@256");
+  // A kernel without a batch entry falls back to the one-world chain.
+  const LaunchPolicy batch = LaunchPolicy::resolve(&t, "cable_twist", 9, 0, 256);
+  EXPECT_EQ(batch.choice(KernelId::forward_step).size, 128);
+  EXPECT_EQ(batch.choice(KernelId::forward_step).source, LaunchSource::TableEntry);
+  // The entries survive the file.
+  const LaunchTable back = LaunchTable::parse(t.toJsonText(), "round trip");
+  EXPECT_EQ(back.scenes.at("cable_twist@256").at(KernelId::solve_rigid_body_tile).size, 8);
+}
+
 TEST(LaunchTable, TableForAnotherGpuDoesNotMatch) {
   const LaunchTable t = sampleTable(kL40, "2026-07-02");
   EXPECT_TRUE(matchTable(t, kL40).applies);
