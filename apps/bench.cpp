@@ -1,6 +1,7 @@
 #include "apps/bench.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <new>
 
 #include "apps/interrupt.h"
@@ -90,6 +91,12 @@ ConvergenceSummary windowConvergence(const Device& device, const std::string& sc
 
 namespace {
 
+std::string formatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f s", seconds);
+  return text;
+}
+
 /// Where world k of a scaling run goes (timeWorlds): nowhere else when the broad phase tests all
 /// pairs of a world, else k world-widths (the bodies' x extent plus a metre) along x.
 Vec3 scalingSpacing(const Scene& scene) {
@@ -120,11 +127,15 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
   const size_t deviceBytes = device.isCuda() ? device.gpu().totalMemoryBytes : 0;
   std::vector<WorldsTiming> out;
   bool stop = false;
+  std::string skipReason = "not tried: a smaller batch did not fit";
+  // A batch whose frame takes longer than this ends the series (a user asking for 1,...,4096 of
+  // a 4000-body scene would otherwise wait minutes per point).
+  constexpr double kLongestFrameUs = 2e6;
   for (int n : worlds) {
     WorldsTiming t;
     t.worlds = n;
     if (stop) {
-      t.skipped = "not tried (a smaller batch did not fit)";
+      t.skipped = skipReason;
       out.push_back(t);
       continue;
     }
@@ -152,6 +163,12 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
       }
       t.usPerSubstep = spreadOf(us);
       t.worldSubstepsPerSecond = 1e6 * n / t.usPerSubstep.median;
+      if (t.usPerSubstep.median * scene.substeps > kLongestFrameUs) {
+        stop = true;  // the next, larger batch would take too long to time
+        skipReason = "not timed: the batch of " + std::to_string(n) + " took " +
+                     formatSeconds(t.usPerSubstep.median * scene.substeps * 1e-6) +
+                     " per frame already";
+      }
     } catch (const Error& e) {
       t.skipped = e.what();
       stop = true;

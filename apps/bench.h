@@ -94,7 +94,8 @@ struct WorldsTiming {
 /// each, CUDA events; host clock on the CPU). Worlds sit where the scene puts them when its
 /// broad phase tests all pairs (they never touch, and coordinates stay small), and in a row along
 /// x, a world's width apart, when it uses the tree. A count that would not fit the GPU's memory
-/// (or fails to allocate) is recorded as skipped, and larger ones are not tried.
+/// (or fails to allocate) is recorded as skipped, and larger ones are not tried; so are those
+/// after a batch whose frame took more than 2 s.
 std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneName,
                                      const std::vector<int>& worlds, const LaunchTable* table,
                                      int warmFrames = 3, int timedFrames = 10);

@@ -367,6 +367,14 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   for (const auto& [id, choice] : result.overall)
     table.kernels[id] = {choice.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
                          choice.speedup > 0.0 ? choice.speedup : 0.0};
+  // Batch entries ("scene@W") are measured by batch tunings (TunerOptions::worlds) that this
+  // one-world run does not repeat: the replaced table's are kept.
+  if (options.incumbent)
+    for (const auto& [key, entries] : options.incumbent->scenes)
+      if (key.find('@') != std::string::npos) {
+        table.scenes[key] = entries;
+        table.provenance.scenes.push_back(key);
+      }
 
   // 5. End-to-end verification per scene: defaults, overall table, per-scene optima.
   for (SceneTuning& s : result.scenes) {
