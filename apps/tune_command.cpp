@@ -127,13 +127,13 @@ int tune(const TuneOptions& options, std::ostream& out) {
       out << "  report        " << f << "\n";
   char line[200];
   if (t.worlds > 1) {
-    out << "  scene@worlds                  default us  one-world us  batch us  speed-up\n";
+    out << "  scene@worlds                  default us     before us  batch us  speed-up\n";
     for (const SceneTuning& s : result.scenes) {
       std::snprintf(line, sizeof(line), "  %-28s %10.1f %13.1f %9.1f %8.2fx%s\n",
                     batchSceneKey(s.scene, s.worlds).c_str(), s.stepUsDefault, s.stepUsOverall,
                     s.stepUsPerScene, s.stepUsOverall / s.stepUsPerScene,
                     s.keepsSceneEntries ? "  (entries written)"
-                                        : "  (not faster: no entries, the one-world sizes stay)");
+                                        : "  (not faster: no entries, the sizes before stay)");
       out << line;
     }
     out << "  took          " << int(result.seconds) << " s\n";

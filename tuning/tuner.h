@@ -85,7 +85,8 @@ struct SceneTuning {
   double stepUsPerScene = 0.0;     //   with this scene's optima
   bool keepsSceneEntries = false;  // the overall table was slower here: per-scene entries kept
   int worlds = 1;                  // measured as a batch of this many worlds (stepUsOverall: the
-                                   // one-world sizes; keepsSceneEntries: batch entries written)
+                                   // sizes the table gave that batch before; keepsSceneEntries:
+                                   // its batch entries written)
 };
 
 struct TuneResult {
