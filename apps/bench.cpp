@@ -12,7 +12,6 @@
 #include "kernels/runtime/timer.h"
 #include "scenes/scene.h"
 #include "scenes/scene_runner.h"
-#include "solver/cable_builder.h"
 #include "solver/rigid_simulation.h"
 #include "tuning/tuner.h"
 
@@ -97,22 +96,6 @@ std::string formatSeconds(double seconds) {
   return text;
 }
 
-/// Where world k of a scaling run goes (timeWorlds): nowhere else when the broad phase tests all
-/// pairs of a world, else k world-widths (the bodies' x extent plus a metre) along x.
-Vec3 scalingSpacing(const Scene& scene) {
-  const RigidDesc one = scene.buildRigid({});
-  int treeShapes = 0;
-  for (const RigidShapeDesc& s : one.shapes) treeShapes += s.geometry.type != ShapeType::Plane;
-  if (treeShapes <= scene.rigidSolver.allPairsShapes) return {};
-  float lo = 0.0f, hi = 0.0f;
-  for (size_t b = 0; b < one.bodies.size(); ++b) {
-    const float x = one.bodies[b].pose.p.x;
-    lo = b == 0 ? x : std::min(lo, x);
-    hi = b == 0 ? x : std::max(hi, x);
-  }
-  return {hi - lo + 1.0f, 0.0f, 0.0f};
-}
-
 }  // namespace
 
 std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneName,
@@ -123,7 +106,6 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
     throw Error("--worlds: " + sceneName +
                 " is a cloth scene (many worlds are for cable scenes "
                 "so far)");
-  const Vec3 spacing = scalingSpacing(scene);
   const size_t deviceBytes = device.isCuda() ? device.gpu().totalMemoryBytes : 0;
   std::vector<WorldsTiming> out;
   bool stop = false;
@@ -146,7 +128,6 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
     }
     SceneOptions options;
     options.worlds = n;
-    options.worldSpacing = spacing;
     try {
       checkSceneFits(scene, options, availableHostMemory(), deviceBytes);
       std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene, options);

@@ -91,11 +91,10 @@ struct WorldsTiming {
 /// Cable scene `sceneName` as a batch of each count in `worlds` (ascending): built with that many
 /// worlds, the launch sizes `table` gives a batch of that size (its "scene@W" entries, else the
 /// one-world sizes), `warmFrames` frames run, then `timedFrames` frames timed (one graph replay
-/// each, CUDA events; host clock on the CPU). Worlds sit where the scene puts them when its
-/// broad phase tests all pairs (they never touch, and coordinates stay small), and in a row along
-/// x, a world's width apart, when it uses the tree. A count that would not fit the GPU's memory
-/// (or fails to allocate) is recorded as skipped, and larger ones are not tried; so are those
-/// after a batch whose frame took more than 2 s.
+/// each, CUDA events; host clock on the CPU). The worlds sit where the scene puts them (they never
+/// touch, and each world's broad phase visits only its own shapes). A count that would not fit the
+/// GPU's memory (or fails to allocate) is recorded as skipped, and larger ones are not tried; so
+/// are those after a batch whose frame took more than 2 s.
 std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneName,
                                      const std::vector<int>& worlds, const LaunchTable* table,
                                      int warmFrames = 3, int timedFrames = 10);

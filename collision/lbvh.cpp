@@ -39,10 +39,37 @@ constexpr int kMortonBits = 30;
 
 }  // namespace
 
-Lbvh::Lbvh(const Device& device, int numLeaves)
+namespace {
+
+/// The worlds' layout checked: ascending from 0 to numLeaves.
+const std::vector<int>& checkedWorlds(const std::vector<int>& worldBegin, int numLeaves) {
+  if (worldBegin.empty()) return worldBegin;
+  if (worldBegin.size() < 2 || worldBegin.front() != 0 || worldBegin.back() != numLeaves ||
+      !std::is_sorted(worldBegin.begin(), worldBegin.end()))
+    throw Error("an LBVH's worlds must be ascending primitive ranges from 0 to " +
+                std::to_string(numLeaves));
+  return worldBegin;
+}
+
+/// Bits that hold any primitive id within the largest world (all of them with one world).
+int bitsForWorldPrimitives(const std::vector<int>& worldBegin, int numLeaves) {
+  int largest = numLeaves;
+  if (!worldBegin.empty()) {
+    largest = 0;
+    for (size_t w = 0; w + 1 < worldBegin.size(); ++w)
+      largest = std::max(largest, worldBegin[w + 1] - worldBegin[w]);
+  }
+  return bitsForPrimitives(largest);
+}
+
+}  // namespace
+
+Lbvh::Lbvh(const Device& device, int numLeaves, const std::vector<int>& worldBegin)
     : device_(&device),
       numLeaves_(checkedLeafCount(numLeaves)),
-      primitiveBits_(bitsForPrimitives(numLeaves)),
+      primitiveBits_(bitsForWorldPrimitives(checkedWorlds(worldBegin, numLeaves), numLeaves)),
+      numWorlds_(worldBegin.empty() ? 1 : int(worldBegin.size()) - 1),
+      worldBits_(worldBegin.empty() ? 0 : int(std::bit_width(unsigned(numWorlds_ - 1)))),
       nodeLowers_(device, nodeCount(numLeaves)),
       nodeUppers_(device, nodeCount(numLeaves)),
       nodeLeft_(device, internalCount(numLeaves)),
@@ -53,15 +80,28 @@ Lbvh::Lbvh(const Device& device, int numLeaves)
       nodeRangeEnd_(device, internalCount(numLeaves)),
       chunkLowers_(device, chunkCount(numLeaves)),
       chunkUppers_(device, chunkCount(numLeaves)),
-      sceneBounds_(device, size_t(6)),
+      sceneBounds_(device, size_t(6) * size_t(worldBegin.empty() ? 1 : worldBegin.size() - 1)),
       keys_(device, size_t(std::max(numLeaves, 0))),
       sortedKeys_(device, size_t(std::max(numLeaves, 0))) {
+  if (kMortonBits + primitiveBits_ + worldBits_ > 64)
+    throw Error("an LBVH of " + std::to_string(numWorlds_) + " worlds of up to 2^" +
+                std::to_string(primitiveBits_) + " primitives needs more than 64 key bits");
+  if (!worldBegin.empty()) {
+    std::vector<int> primitiveWorld(size_t(std::max(numLeaves, 0)));
+    std::vector<int> roots(size_t(numWorlds_), -1);  // worlds without primitives stay −1
+    for (int w = 0; w < numWorlds_; ++w)
+      for (int p = worldBegin[size_t(w)]; p < worldBegin[size_t(w) + 1]; ++p)
+        primitiveWorld[size_t(p)] = w;
+    worldBegin_ = DeviceBuffer<int>(device, worldBegin);
+    primitiveWorld_ = DeviceBuffer<int>(device, primitiveWorld);
+    worldRoot_ = DeviceBuffer<int>(device, roots);
+  }
   if (device.isCuda() && numLeaves > 1) {
 #if defined(__CUDACC__)
     size_t bytes = 0;
-    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_.data(), sortedKeys_.data(),
-                                                   numLeaves, 0, kMortonBits + primitiveBits_,
-                                                   static_cast<cudaStream_t>(device.stream())));
+    WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
+        nullptr, bytes, keys_.data(), sortedKeys_.data(), numLeaves, 0,
+        kMortonBits + primitiveBits_ + worldBits_, static_cast<cudaStream_t>(device.stream())));
     sortStorage_ = DeviceBuffer<unsigned char>(device, bytes);
 #else
     throw Error("internal error: collision/lbvh.cpp was not compiled as CUDA");
@@ -75,11 +115,14 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
 
   sceneBounds_.zero();
   const int boundsItems = (n + kLbvhLeavesPerBoundsItem - 1) / kLbvhLeavesPerBoundsItem;
-  launch(*device_, boundsItems,
-         LbvhSceneBounds{n, boundsItems, leafLowers, leafUppers, sceneBounds_.data()});
+  const int* primitiveWorld = primitiveWorld_.empty() ? nullptr : primitiveWorld_.data();
+  const int* worldBegin = worldBegin_.empty() ? nullptr : worldBegin_.data();
   launch(
-      *device_, n,
-      LbvhMortonCodes{primitiveBits_, leafLowers, leafUppers, sceneBounds_.data(), keys_.data()});
+      *device_, boundsItems,
+      LbvhSceneBounds{n, boundsItems, leafLowers, leafUppers, sceneBounds_.data(), primitiveWorld});
+  launch(*device_, n,
+         LbvhMortonCodes{primitiveBits_, leafLowers, leafUppers, sceneBounds_.data(), keys_.data(),
+                         primitiveWorld, worldBegin});
 
   // Keys are unique, so every correct sort gives the same order.
   if (n == 1) {
@@ -89,7 +132,7 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
     size_t bytes = sortStorage_.size();
     WEFT_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(
         sortStorage_.data(), bytes, keys_.data(), sortedKeys_.data(), n, 0,
-        kMortonBits + primitiveBits_, static_cast<cudaStream_t>(device_->stream())));
+        kMortonBits + primitiveBits_ + worldBits_, static_cast<cudaStream_t>(device_->stream())));
 #endif
   } else {
     std::copy(keys_.data(), keys_.data() + n, sortedKeys_.data());
@@ -99,7 +142,8 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
   launch(*device_, n,
          LbvhBuildHierarchy{n, (std::uint64_t(1) << primitiveBits_) - 1, sortedKeys_.data(),
                             leafPrimitive_.data(), nodeLeft_.data(), nodeRight_.data(),
-                            nodeParent_.data(), nodeRangeEnd_.data()});
+                            nodeParent_.data(), nodeRangeEnd_.data(), kMortonBits + primitiveBits_,
+                            worldBegin, worldRoot_.empty() ? nullptr : worldRoot_.data()});
   launch(*device_, int(nodeCount(n)),
          LbvhEscapeIndices{nodeLeft_.data(), nodeRight_.data(), nodeParent_.data(),
                            nodeEscape_.data()});
@@ -120,8 +164,14 @@ void Lbvh::refit(const Vec3* leafLowers, const Vec3* leafUppers, const int* only
 }
 
 BvhView Lbvh::view() const {
-  return BvhView{numLeaves_,        nodeLowers_.data(), nodeUppers_.data(),   nodeLeft_.data(),
-                 nodeRight_.data(), nodeEscape_.data(), leafPrimitive_.data()};
+  return BvhView{numLeaves_,
+                 nodeLowers_.data(),
+                 nodeUppers_.data(),
+                 nodeLeft_.data(),
+                 nodeRight_.data(),
+                 nodeEscape_.data(),
+                 leafPrimitive_.data(),
+                 worldRoot_.empty() ? nullptr : worldRoot_.data()};
 }
 
 LbvhHostCopy Lbvh::download() const {
@@ -135,6 +185,7 @@ LbvhHostCopy Lbvh::download() const {
   host.nodeEscape = nodeEscape_.download();
   host.nodeRangeEnd = nodeRangeEnd_.download();
   host.leafPrimitive = leafPrimitive_.download();
+  if (!worldRoot_.empty()) host.worldRoot = worldRoot_.download();
   return host;
 }
 

@@ -40,12 +40,18 @@ struct LbvhHostCopy {
   std::vector<int> nodeEscape;     // (2N − 1)
   std::vector<int> nodeRangeEnd;   // (N − 1) node i's leaves are those between i and this
   std::vector<int> leafPrimitive;  // (N)
+  std::vector<int> worldRoot;      // (worlds) with worlds, else empty
 };
 
 class Lbvh {
  public:
   /// Allocates a tree for `numLeaves` boxes (0 allowed: every query then visits nothing).
-  Lbvh(const Device& device, int numLeaves);
+  /// `worldBegin` (worlds + 1 ascending primitive ids, from 0 to numLeaves; empty: one world)
+  /// makes it a forest in one tree (kernels/lbvh.cuh, "Worlds"): world w's primitives
+  /// [worldBegin[w], worldBegin[w + 1]) get a subtree of their own, rooted at
+  /// view().rootOf(w), of the shape they would have alone. Throws weft::Error for a malformed
+  /// `worldBegin` or more worlds than the keys hold.
+  Lbvh(const Device& device, int numLeaves, const std::vector<int>& worldBegin = {});
   Lbvh(Lbvh&&) noexcept = default;
   Lbvh& operator=(Lbvh&&) noexcept = default;
 
@@ -62,6 +68,7 @@ class Lbvh {
   BvhView view() const;
   int numLeaves() const { return numLeaves_; }
   int numNodes() const { return numLeaves_ > 0 ? 2 * numLeaves_ - 1 : 0; }
+  int numWorlds() const { return numWorlds_; }
   /// Waits for the device and copies every node array to the host.
   LbvhHostCopy download() const;
 
@@ -69,6 +76,8 @@ class Lbvh {
   const Device* device_;
   int numLeaves_ = 0;
   int primitiveBits_ = 1;  // key bits below the Morton code
+  int numWorlds_ = 1;
+  int worldBits_ = 0;  // key bits above the Morton code (0: one world)
 
   DeviceBuffer<Vec3> nodeLowers_;    // (2N − 1)
   DeviceBuffer<Vec3> nodeUppers_;    // (2N − 1)
@@ -84,6 +93,10 @@ class Lbvh {
   DeviceBuffer<std::uint64_t> keys_;         // (N) in primitive order
   DeviceBuffer<std::uint64_t> sortedKeys_;   // (N)
   DeviceBuffer<unsigned char> sortStorage_;  // CUB temporary storage (CUDA only)
+  // With worlds (else empty):
+  DeviceBuffer<int> worldBegin_;      // (worlds + 1) first primitive of each world
+  DeviceBuffer<int> primitiveWorld_;  // (N) world of each primitive
+  DeviceBuffer<int> worldRoot_;       // (worlds) subtree roots (−1: a world without primitives)
 };
 
 }  // namespace weft

@@ -102,7 +102,10 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   }
   stale_ = DeviceBuffer<int>(device, size_t(numWorlds_) + 1);
   stale_.zero();
-  bvh_ = std::make_unique<Lbvh>(device, int(leafShape.size()));
+  // With worlds, a forest: each world's tree shapes get a subtree of their own, and a shape's
+  // query visits only its world's (kernels/lbvh.cuh), wherever the worlds are placed.
+  bvh_ = std::make_unique<Lbvh>(device, int(leafShape.size()),
+                                numWorlds_ > 1 ? worldLeafBegin : std::vector<int>{});
   pairItems_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
   pairHits_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
   pairCounts_ = DeviceBuffer<int>(device, size_t(n));

@@ -31,10 +31,11 @@
 // Worlds (RigidShapesView::world, replicateWorlds): shapes of different worlds are never partners.
 // The worlds' shapes come in ascending order of world, so each world's tree slots and planes are
 // contiguous: the all-pairs broad phase and the plane pass visit only the shape's own world, the
-// choice between all pairs and the tree is made by the largest world's shape count, each world
-// keeps or rebuilds its partner lists on its own (one stale flag per world), and a world's rows
-// come out in the order they have when it runs alone (the tree, shared by all worlds, returns
-// partners in ascending order whatever its shape).
+// tree is a forest (each world's slots a subtree of their own, kernels/lbvh.cuh "Worlds") whose
+// queries start at the shape's world's root, the choice between all pairs and the tree is made by
+// the largest world's shape count, each world keeps or rebuilds its partner lists on its own (one
+// stale flag per world), and a world's rows come out in the order they have when it runs alone
+// (partners are listed in ascending order whatever the tree's shape).
 #pragma once
 
 #include <cstdint>

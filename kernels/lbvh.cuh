@@ -22,6 +22,13 @@
 //   lbvh_refit_nodes      reads each internal node's leaf range [first, last], the chunk and leaf
 //                         boxes; writes the node's box, the union of the range (no bottom-up
 //                         chain: every node independent)
+// Worlds (a forest in one tree): when the primitives belong to worlds (contiguous ranges of
+// primitive ids, Lbvh's worldBegin), each world's centres are normalized in its own bounds and the
+// key is world << (30 + b) | morton30 << b | (p − the world's first primitive): the world is the
+// key's top, so world w's sorted leaves are contiguous and the nodes over them form a subtree of
+// exactly the shape its primitives alone would give (the same keys below the world bits), whose
+// root the hierarchy kernel records (BvhView::worldRoot). A query started there visits only its
+// world, in the order of the world's own tree.
 // Every box operation is a comparison (selectMin/selectMax), never arithmetic, so boxes are exact
 // and bit-identical on both backends. Centres are taken as lower+upper (the ½ cancels in the
 // normalization), which leaves no a·b+c that nvcc could contract into an FMA on one backend only.
@@ -134,7 +141,12 @@ struct BvhView {
   const int* __restrict__ nodeRight = nullptr;      // (numLeaves − 1) right child node
   const int* __restrict__ nodeEscape = nullptr;     // (2·numLeaves − 1) next node after subtree
   const int* __restrict__ leafPrimitive = nullptr;  // (numLeaves) primitive of sorted leaf i
+  const int* __restrict__ worldRoot = nullptr;      // (worlds) root node of world w's subtree,
+                                                    // −1 for a world without primitives; null:
+                                                    // one world, rooted at node 0
   WEFT_HD bool isLeaf(int node) const { return node >= numLeaves - 1; }
+  /// Where a query of world `world` starts (node 0 without worlds).
+  WEFT_HD int rootOf(int world) const { return worldRoot ? worldRoot[world] : 0; }
 };
 
 namespace lbvh_detail {
@@ -153,12 +165,14 @@ WEFT_HD bool visitLeaf(Visit& visit, int primitive) {
 /// Calls visit(primitive) for every leaf whose box overlaps the closed box [lower, upper], in
 /// preorder, left child first. Needs no memory: a rejected node or a leaf continues at its escape
 /// index, an accepted internal node at its left child. If visit returns bool, false stops.
+/// From `root` (BvhView::rootOf), the leaves of its subtree only.
 template <class Visit>
-WEFT_HD void bvhQueryStackless(const BvhView& bvh, const Vec3& lower, const Vec3& upper,
-                               Visit&& visit) {
-  if (bvh.numLeaves <= 0) return;
-  int node = 0;
-  while (node >= 0) {
+WEFT_HD void bvhQueryStacklessFrom(const BvhView& bvh, int root, const Vec3& lower,
+                                   const Vec3& upper, Visit&& visit) {
+  if (bvh.numLeaves <= 0 || root < 0) return;
+  int node = root;
+  const int stop = bvh.nodeEscape[root];  // −1 for node 0
+  while (node != stop) {
     if (boxesOverlap(bvh.nodeLowers[node], bvh.nodeUppers[node], lower, upper)) {
       if (!bvh.isLeaf(node)) {
         node = bvh.nodeLeft[node];
@@ -169,6 +183,11 @@ WEFT_HD void bvhQueryStackless(const BvhView& bvh, const Vec3& lower, const Vec3
     node = bvh.nodeEscape[node];
   }
 }
+template <class Visit>
+WEFT_HD void bvhQueryStackless(const BvhView& bvh, const Vec3& lower, const Vec3& upper,
+                               Visit&& visit) {
+  bvhQueryStacklessFrom(bvh, 0, lower, upper, visit);
+}
 
 /// The same visits in the same order, with a short stack of `stackCapacity` ints at `stack` (the
 /// caller's memory, e.g. 33 ints of shared memory as the reference). The stack caches escape
@@ -176,14 +195,17 @@ WEFT_HD void bvhQueryStackless(const BvhView& bvh, const Vec3& lower, const Vec3
 /// child's escape, so the top of the stack is always the current node's escape. A full stack
 /// overwrites its oldest entry (a ring buffer); an empty one reads nodeEscape instead. Either way
 /// the next node is the true escape, so the query is complete for any capacity (0 = stackless).
+/// From `root` (BvhView::rootOf), the leaves of its subtree only.
 template <class Visit>
-WEFT_HD void bvhQueryShortStack(const BvhView& bvh, const Vec3& lower, const Vec3& upper,
-                                int* stack, int stackCapacity, Visit&& visit) {
-  if (bvh.numLeaves <= 0) return;
+WEFT_HD void bvhQueryShortStackFrom(const BvhView& bvh, int root, const Vec3& lower,
+                                    const Vec3& upper, int* stack, int stackCapacity,
+                                    Visit&& visit) {
+  if (bvh.numLeaves <= 0 || root < 0) return;
   int top = 0;    // ring-buffer slot of the next push
   int count = 0;  // valid entries, at most stackCapacity
-  int node = 0;
-  while (node >= 0) {
+  int node = root;
+  const int stop = bvh.nodeEscape[root];  // −1 for node 0
+  while (node != stop) {
     if (boxesOverlap(bvh.nodeLowers[node], bvh.nodeUppers[node], lower, upper)) {
       if (!bvh.isLeaf(node)) {
         if (stackCapacity > 0) {
@@ -204,6 +226,11 @@ WEFT_HD void bvhQueryShortStack(const BvhView& bvh, const Vec3& lower, const Vec
       node = bvh.nodeEscape[node];
     }
   }
+}
+template <class Visit>
+WEFT_HD void bvhQueryShortStack(const BvhView& bvh, const Vec3& lower, const Vec3& upper,
+                                int* stack, int stackCapacity, Visit&& visit) {
+  bvhQueryShortStackFrom(bvh, 0, lower, upper, stack, stackCapacity, visit);
 }
 
 /// The leaves of node's subtree that overlap [lower, upper], walked by one lane along the escape
@@ -248,11 +275,12 @@ inline constexpr int kCooperativeStackIntsPerLane = 32;
 /// Accepted leaves (sorted-leaf indices) go to hits[0, capacity) in the order found, which
 /// depends on the group size; bvhWriteSortedPrimitives turns them into the canonical order.
 /// Returns the number of accepted leaves (which may exceed capacity). Uniform over the group.
+/// From `root` (BvhView::rootOf), the leaves of its subtree only.
 template <class Group, class Accept>
-WEFT_HD int bvhQueryGroup(const Group& g, const BvhView& bvh, const Vec3& lower, const Vec3& upper,
-                          int* hits, int capacity, Accept&& accept) {
+WEFT_HD int bvhQueryGroupFrom(const Group& g, const BvhView& bvh, int root, const Vec3& lower,
+                              const Vec3& upper, int* hits, int capacity, Accept&& accept) {
   using lbvh_detail::popCount;
-  if (bvh.numLeaves <= 0) return 0;
+  if (bvh.numLeaves <= 0 || root < 0) return 0;
   const int firstLeaf = bvh.numLeaves - 1;
   const int rank = g.rank();
   const unsigned below = (1u << rank) - 1u;  // ranks under this lane
@@ -264,15 +292,15 @@ WEFT_HD int bvhQueryGroup(const Group& g, const BvhView& bvh, const Vec3& lower,
       hits[count + popCount(bits & below)] = node - firstLeaf;
     count += popCount(bits);
   };
-  const bool rootOverlaps = boxesOverlap(bvh.nodeLowers[0], bvh.nodeUppers[0], lower, upper);
-  if (firstLeaf == 0) {  // a single leaf
-    record(rank == 0 && rootOverlaps && accept(bvh.leafPrimitive[0]), 0);
+  const bool rootOverlaps = boxesOverlap(bvh.nodeLowers[root], bvh.nodeUppers[root], lower, upper);
+  if (root >= firstLeaf) {  // a single leaf
+    record(rank == 0 && rootOverlaps && accept(bvh.leafPrimitive[root - firstLeaf]), root);
     return count;
   }
   if (!rootOverlaps) return 0;
   int* stack = g.shared();
   const int stackCapacity = g.sharedInts();
-  if (rank == 0) stack[0] = 0;
+  if (rank == 0) stack[0] = root;
   g.sync();
   int size = 1;  // stack entries (uniform)
   while (size > 0) {
@@ -322,6 +350,11 @@ WEFT_HD int bvhQueryGroup(const Group& g, const BvhView& bvh, const Vec3& lower,
   }
   return count;
 }
+template <class Group, class Accept>
+WEFT_HD int bvhQueryGroup(const Group& g, const BvhView& bvh, const Vec3& lower, const Vec3& upper,
+                          int* hits, int capacity, Accept&& accept) {
+  return bvhQueryGroupFrom(g, bvh, 0, lower, upper, hits, capacity, accept);
+}
 
 namespace lbvh_detail {
 
@@ -369,7 +402,9 @@ WEFT_HD void bvhWritePrimitivesAscending(const Group& g, const BvhView& bvh, con
 inline constexpr int kLbvhLeavesPerBoundsItem = 16;
 
 /// Bounds of the leaf centres (as lower+upper). Item k reduces leaves k, k + numItems, … and
-/// raises bounds[0..2] = code(−min), bounds[3..5] = code(max), which must start zeroed.
+/// raises bounds[0..2] = code(−min), bounds[3..5] = code(max), which must start zeroed. With
+/// worlds, each world's own bounds (bounds[6w …]): item k reduces the consecutive leaves
+/// [k·kLbvhLeavesPerBoundsItem, …) and raises each world's at the end of its run.
 struct LbvhSceneBounds {
   static constexpr KernelId kId = KernelId::lbvh_scene_bounds;
 
@@ -377,9 +412,38 @@ struct LbvhSceneBounds {
   int numItems;                         // launch size: ceil(numLeaves / kLbvhLeavesPerBoundsItem)
   const Vec3* __restrict__ leafLowers;  // (numLeaves) in primitive order
   const Vec3* __restrict__ leafUppers;  // (numLeaves)
-  unsigned* __restrict__ bounds;        // (6) in/out: ordered codes of −min and max
+  unsigned* __restrict__ bounds;        // (6 · worlds) in/out: ordered codes of −min and max
+  const int* __restrict__ primitiveWorld = nullptr;  // (numLeaves) or null: one world
+
+  WEFT_HD void raise(int world, const Vec3& lo, const Vec3& hi) const {
+    for (int a = 0; a < 3; ++a) {
+      atomicMaxUnsigned(&bounds[6 * world + a], lbvh_detail::orderedCode(-lo[a]));
+      atomicMaxUnsigned(&bounds[6 * world + 3 + a], lbvh_detail::orderedCode(hi[a]));
+    }
+  }
 
   WEFT_HD void operator()(int item) const {
+    if (primitiveWorld) {
+      const int begin = item * kLbvhLeavesPerBoundsItem;
+      const int end = begin + kLbvhLeavesPerBoundsItem < numLeaves
+                          ? begin + kLbvhLeavesPerBoundsItem
+                          : numLeaves;
+      int world = primitiveWorld[begin];
+      Vec3 lo = leafLowers[begin] + leafUppers[begin], hi = lo;
+      for (int p = begin + 1; p < end; ++p) {
+        const Vec3 c = leafLowers[p] + leafUppers[p];
+        if (primitiveWorld[p] != world) {
+          raise(world, lo, hi);
+          world = primitiveWorld[p];
+          lo = hi = c;
+          continue;
+        }
+        lo = selectMin(lo, c);
+        hi = selectMax(hi, c);
+      }
+      raise(world, lo, hi);
+      return;
+    }
     Vec3 lo = leafLowers[item] + leafUppers[item];
     Vec3 hi = lo;
     for (int p = item + numItems; p < numLeaves; p += numItems) {
@@ -394,27 +458,36 @@ struct LbvhSceneBounds {
   }
 };
 
-/// key[p] = (30-bit Morton code of the centre in the scene bounds) << primitiveBits | p.
+/// key[p] = (30-bit Morton code of the centre in the scene bounds) << primitiveBits | p; with
+/// worlds, world << (30 + primitiveBits) | (the code in the world's bounds) << primitiveBits |
+/// (p − the world's first primitive).
 struct LbvhMortonCodes {
   static constexpr KernelId kId = KernelId::lbvh_morton_codes;
 
-  int primitiveBits;                    // bits below the Morton code (hold any primitive id)
+  int primitiveBits;                    // bits below the Morton code (hold any primitive id of a
+                                        // world)
   const Vec3* __restrict__ leafLowers;  // (numLeaves)
   const Vec3* __restrict__ leafUppers;  // (numLeaves)
-  const unsigned* __restrict__ bounds;  // (6) from lbvh_scene_bounds
+  const unsigned* __restrict__ bounds;  // (6 · worlds) from lbvh_scene_bounds
   std::uint64_t* __restrict__ keys;     // (numLeaves) out
+  const int* __restrict__ primitiveWorld = nullptr;  // (numLeaves) or null: one world
+  const int* __restrict__ worldBegin = nullptr;      // (worlds + 1) first primitive of each world
 
   WEFT_HD void operator()(int p) const {
     using namespace lbvh_detail;
+    const int world = primitiveWorld ? primitiveWorld[p] : 0;
+    const unsigned* b = bounds + 6 * world;
     const Vec3 c = leafLowers[p] + leafUppers[p];
     unsigned code = 0;
     for (int a = 0; a < 3; ++a) {
-      const float lo = -fromOrderedCode(bounds[a]);
-      const float extent = fromOrderedCode(bounds[3 + a]) - lo;
+      const float lo = -fromOrderedCode(b[a]);
+      const float extent = fromOrderedCode(b[3 + a]) - lo;
       const float scale = extent > 0.0f ? 1024.0f / extent : 0.0f;
       code |= spreadBits3(mortonCell((c[a] - lo) * scale)) << (2 - a);
     }
-    keys[p] = (std::uint64_t(code) << primitiveBits) | std::uint64_t(p);
+    const int local = primitiveWorld ? p - worldBegin[world] : p;
+    keys[p] = (std::uint64_t(world) << (30 + primitiveBits)) |
+              (std::uint64_t(code) << primitiveBits) | std::uint64_t(local);
   }
 };
 
@@ -435,15 +508,33 @@ struct LbvhBuildHierarchy {
   int* __restrict__ nodeRight;                   // (numLeaves − 1) out
   int* __restrict__ nodeParent;                  // (2·numLeaves − 1) out, root −1
   int* __restrict__ nodeRangeEnd;                // (numLeaves − 1) out: j
+  // Worlds (null: one world): the key bits below the world, each world's first primitive, and
+  // out, each world's root: the internal node whose range is exactly the world's leaves, or the
+  // leaf of a world of one primitive.
+  int worldShift = 0;                            // 30 + primitiveBits
+  const int* __restrict__ worldBegin = nullptr;  // (worlds + 1)
+  int* __restrict__ worldRoot = nullptr;         // (worlds) out
 
   /// δ(i, j): common prefix length of keys i and j, −1 outside [0, N).
   WEFT_HD int prefix(int i, int j) const {
     if (j < 0 || j >= numLeaves) return -1;
     return lbvh_detail::countLeadingZeros(sortedKeys[i] ^ sortedKeys[j]);
   }
+  WEFT_HD int worldOf(int leaf) const { return int(sortedKeys[leaf] >> worldShift); }
+  /// Whether sorted leaves [first, last] are all of their world's.
+  WEFT_HD bool wholeWorld(int first, int last) const {
+    const int w = worldOf(first);
+    return worldOf(last) == w && (first == 0 || worldOf(first - 1) != w) &&
+           (last == numLeaves - 1 || worldOf(last + 1) != w);
+  }
 
   WEFT_HD void operator()(int i) const {
-    leafPrimitive[i] = int(sortedKeys[i] & primitiveMask);
+    if (worldBegin) {
+      leafPrimitive[i] = worldBegin[worldOf(i)] + int(sortedKeys[i] & primitiveMask);
+      if (wholeWorld(i, i)) worldRoot[worldOf(i)] = numLeaves - 1 + i;
+    } else {
+      leafPrimitive[i] = int(sortedKeys[i] & primitiveMask);
+    }
     if (i == 0) nodeParent[0] = -1;
     if (i >= numLeaves - 1) return;
 
@@ -456,6 +547,7 @@ struct LbvhBuildHierarchy {
       if (prefix(i, i + (length + step) * d) > minPrefix) length += step;
     const int j = i + length * d;
     nodeRangeEnd[i] = j;
+    if (worldBegin && wholeWorld(i < j ? i : j, i < j ? j : i)) worldRoot[worldOf(i)] = i;
 
     const int nodePrefix = prefix(i, j);
     int split = 0;

@@ -295,6 +295,9 @@ struct RigidBroadPhase {
     return onlyIf && onlyIf[shapeWorld ? shapeWorld[a] : 0] == 0;
   }
 
+  /// Where shape a's query starts: its world's subtree (kernels/lbvh.cuh, "Worlds").
+  WEFT_HD int root(int a) const { return bvh.rootOf(shapeWorld ? shapeWorld[a] : 0); }
+
   /// Shape a's tree slot, or −1 for a plane (planes query nothing: their empty list is stored
   /// here; every lane of a group may call it).
   WEFT_HD int queryLeaf(int a) const {
@@ -333,7 +336,7 @@ struct RigidBroadPhase {
     const int leaf = queryLeaf(a);
     if (leaf < 0) return;
     int count = 0;
-    bvhQueryStackless(bvh, leafLowers[leaf], leafUppers[leaf], [&](int other) {
+    bvhQueryStacklessFrom(bvh, root(a), leafLowers[leaf], leafUppers[leaf], [&](int other) {
       if (!accepts(a, other)) return;
       if (count < pairs.capacity) pairs.items[a * pairs.capacity + count] = leafShape[other];
       ++count;
@@ -407,9 +410,9 @@ struct RigidBroadPhaseCooperative {
     const int capacity = query.pairs.capacity;
     int* mine = hits + a * capacity;
     int* out = query.pairs.items + a * capacity;
-    const int count =
-        bvhQueryGroup(g, query.bvh, query.leafLowers[leaf], query.leafUppers[leaf], mine, capacity,
-                      [&](int other) { return query.accepts(a, other); });
+    const int count = bvhQueryGroupFrom(g, query.bvh, query.root(a), query.leafLowers[leaf],
+                                        query.leafUppers[leaf], mine, capacity,
+                                        [&](int other) { return query.accepts(a, other); });
     bvhWritePrimitivesAscending(g, query.bvh, mine, count, capacity, out);
     g.sync();  // the slots are in place
     const int stored = count < capacity ? count : capacity;

@@ -283,6 +283,7 @@ struct QueryArgs {
   int* __restrict__ counts;         // (numQueries) out
   int* __restrict__ hits;           // (offsets[numQueries]) out, in visit order
   int* __restrict__ scratch;        // (offsets[numQueries]) the group traversal's unsorted hits
+  int root = 0;                     // where every query starts (BvhView::rootOf)
 
   template <class Traverse>
   WEFT_HD void run(int q, Traverse&& traverse) const {
@@ -301,7 +302,7 @@ struct StacklessQuery {
   QueryArgs args;
   WEFT_HD void operator()(int q) const {
     args.run(q, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
-      bvhQueryStackless(args.bvh, lo, hi, visit);
+      bvhQueryStacklessFrom(args.bvh, args.root, lo, hi, visit);
     });
   }
 };
@@ -311,7 +312,7 @@ struct ZeroCapacityStackQuery {
   QueryArgs args;
   WEFT_HD void operator()(int q) const {
     args.run(q, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
-      bvhQueryShortStack(args.bvh, lo, hi, nullptr, 0, visit);
+      bvhQueryShortStackFrom(args.bvh, args.root, lo, hi, nullptr, 0, visit);
     });
   }
 };
@@ -323,7 +324,8 @@ struct ShortStackQuery {
   QueryArgs args;
   WEFT_HD void operator()(int q, unsigned char* scratch) const {
     args.run(q, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
-      bvhQueryShortStack(args.bvh, lo, hi, reinterpret_cast<int*>(scratch), kCapacity, visit);
+      bvhQueryShortStackFrom(args.bvh, args.root, lo, hi, reinterpret_cast<int*>(scratch),
+                             kCapacity, visit);
     });
   }
 };
@@ -340,8 +342,8 @@ struct GroupQuery {
   WEFT_HD void operator()(const Group& g, int q) const {
     const int capacity = args.offsets ? args.offsets[q + 1] - args.offsets[q] : 0;
     int* scratch = args.offsets ? args.scratch + args.offsets[q] : nullptr;
-    const int n = bvhQueryGroup(g, args.bvh, args.lowers[q], args.uppers[q], scratch, capacity,
-                                [](int) { return true; });
+    const int n = bvhQueryGroupFrom(g, args.bvh, args.root, args.lowers[q], args.uppers[q], scratch,
+                                    capacity, [](int) { return true; });
     if (args.offsets)
       bvhWriteSortedPrimitives(g, args.bvh, scratch, n, capacity, args.hits + args.offsets[q]);
     if (g.rank() == 0) args.counts[q] = n;
@@ -409,13 +411,14 @@ void launchQuery(const Device& device, Traversal t, int n, const QueryArgs& args
 
 /// Every query's hits in visit order: a counting pass, then a writing pass.
 std::vector<std::vector<int>> runQueries(const Device& device, const Lbvh& bvh,
-                                         const Boxes& queries, Traversal t, int stopAfter = -1) {
+                                         const Boxes& queries, Traversal t, int stopAfter = -1,
+                                         int root = 0) {
   const int n = queries.size();
   DeviceBuffer<Vec3> lowers(device, queries.lowers), uppers(device, queries.uppers);
   DeviceBuffer<int> counts(device, size_t(n));
   launchQuery(device, t, n,
               {bvh.view(), stopAfter, lowers.data(), uppers.data(), nullptr, counts.data(), nullptr,
-               nullptr});
+               nullptr, root});
   const std::vector<int> c = counts.download();
   std::vector<int> offsets(n + 1, 0);
   for (int q = 0; q < n; ++q) offsets[q + 1] = offsets[q] + c[q];
@@ -424,7 +427,7 @@ std::vector<std::vector<int>> runQueries(const Device& device, const Lbvh& bvh,
   DeviceBuffer<int> scratch(device, size_t(std::max(offsets[n], 1)));
   launchQuery(device, t, n,
               {bvh.view(), stopAfter, lowers.data(), uppers.data(), d_offsets.data(), counts.data(),
-               hits.data(), scratch.data()});
+               hits.data(), scratch.data(), root});
   const std::vector<int> h = hits.download();
   std::vector<std::vector<int>> result(n);
   for (int q = 0; q < n; ++q) result[q].assign(h.begin() + offsets[q], h.begin() + offsets[q + 1]);
@@ -677,6 +680,70 @@ void checkDeterminism(const Device& device) {
     SCOPED_TRACE(std::to_string(boxes.size()) + " leaves");
     expectIdentical(buildOn(device, boxes), buildOn(device, boxes));
   }
+}
+
+/// A forest in one tree: worlds of different sizes (one empty, one of a single box, two identical
+/// worlds in the same place). A query from world w's root visits exactly what the same query
+/// visits in a tree of world w's boxes alone, in the same order, for every traversal; a tree with
+/// one world given explicitly is the tree without worlds.
+void checkForest(const Device& device) {
+  const unsigned seed = testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  const Boxes soup = hostTriangleBoxes(triangleSoup(rng, 300, 2.0f, 0.2f));
+  std::vector<Boxes> worlds = {soup, Boxes{}, soup,
+                               sameCentreBoxes(rng, 1, {0.5f, 0.5f, 0.5f}, false),
+                               hostTriangleBoxes(crumpledGrid(rng, 20, 15, 0.1f, 0.05f))};
+  Boxes all;
+  std::vector<int> begin = {0};
+  for (const Boxes& w : worlds) {
+    all.lowers.insert(all.lowers.end(), w.lowers.begin(), w.lowers.end());
+    all.uppers.insert(all.uppers.end(), w.uppers.begin(), w.uppers.end());
+    begin.push_back(all.size());
+  }
+  DeviceBoxes d(device, all);
+  Lbvh forest(device, all.size(), begin);
+  forest.build(d.lowers.data(), d.uppers.data());
+  const LbvhHostCopy tree = forest.download();
+  ASSERT_TRUE(isValidTree(tree, all));
+  ASSERT_EQ(tree.worldRoot.size(), worlds.size());
+  EXPECT_EQ(tree.worldRoot[1], -1);              // no primitives
+  EXPECT_GE(tree.worldRoot[3], all.size() - 1);  // one primitive: a leaf
+  for (size_t w = 0; w < worlds.size(); ++w) {
+    if (worlds[w].size() == 0) continue;
+    SCOPED_TRACE("world " + std::to_string(w));
+    DeviceBoxes own(device, worlds[w]);
+    Lbvh alone(device, worlds[w].size());
+    alone.build(own.lowers.data(), own.uppers.data());
+    const Boxes queries = randomQueries(rng, worlds[w], 150);
+    for (Traversal t : kTraversals) {
+      SCOPED_TRACE(traversalName(t));
+      auto got = runQueries(device, forest, queries, t, -1, tree.worldRoot[w]);
+      const auto expected = runQueries(device, alone, queries, t);
+      for (auto& hits : got)
+        for (int& p : hits) p -= begin[w];
+      for (int q = 0; q < queries.size(); ++q) ASSERT_EQ(got[q], expected[q]) << "query " << q;
+    }
+  }
+  // One world given explicitly builds the same tree as no worlds.
+  const Boxes& last = worlds.back();
+  DeviceBoxes l(device, last);
+  Lbvh one(device, last.size(), {0, last.size()});
+  one.build(l.lowers.data(), l.uppers.data());
+  LbvhHostCopy a = one.download();
+  EXPECT_EQ(a.worldRoot, std::vector<int>{0});
+  a.worldRoot.clear();
+  expectIdentical(a, buildOn(device, last));
+  EXPECT_THROW(Lbvh(device, 10, {0, 5}), Error);
+  EXPECT_THROW(Lbvh(device, 10, {0, 6, 4, 10}), Error);
+}
+
+TEST(Lbvh, ForestQueriesFromAWorldsRootMatchItsOwnTreeOnCpu) {
+  checkForest(*test::openCpu());
+}
+TEST(Lbvh, ForestQueriesFromAWorldsRootMatchItsOwnTreeOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  checkForest(*gpu);
 }
 
 TEST(Lbvh, ComputeAabbsAreExactBoundsOnCpu) {
