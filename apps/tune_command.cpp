@@ -56,7 +56,7 @@ int tune(const TuneOptions& options, std::ostream& out) {
   const std::vector<int> sizes = resolveSizes(options.blockDims);
   for (int s : sizes) {
     if (s >= 8) t.blockSizes.push_back(s);
-    if (s >= 8 && s <= 256) t.tileSizes.push_back(s);
+    if ((s == 1 || s >= 8) && s <= 256) t.tileSizes.push_back(s);
     if (s <= 32) t.groupSizes.push_back(s);
   }
   if (!sizes.empty() && t.blockSizes.empty())

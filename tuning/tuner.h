@@ -43,7 +43,7 @@ struct TunerOptions {
   int worlds = 1;
   std::vector<KernelId> kernels;   // kernels to tune (empty: every kernel a step launches)
   std::vector<int> blockSizes;     // elementwise candidates (empty: 8..1024)
-  std::vector<int> tileSizes;      // tile candidates (empty: 8..256)
+  std::vector<int> tileSizes;      // tile candidates (empty: 1 and 8..256)
   std::vector<int> groupSizes;     // lanes-per-item candidates of group kernels (empty: 1..32)
   double budgetMsPerPoint = 40.0;  // timing budget per (launch, size) [ms]
   int replaysPerGraph = 20;        // launches captured per timing graph

@@ -4,7 +4,7 @@
 // names used as keys in launch tables, reports and debug logs, and the kind of launch:
 //   Elementwise: one thread per item; the table gives the CUDA block size (8..1024).
 //   Tile:        one cooperative tile per item that sums the item's parts; the table gives the
-//                tile size (8..256). Tiles of up to 32 lanes are packed several to a block
+//                tile size (1, or 8..256). Tiles of up to 32 lanes are packed several to a block
 //                (kernels/runtime/launch_cuda.cuh); larger tiles are one block each.
 //   Group:       a group of lanes inside one warp per item, cooperating through ballots and
 //                group-shared memory (a BVH query walked by several lanes); the table gives the
@@ -129,7 +129,7 @@ const std::array<KernelId, kNumKernels>& allKernels();
 /// lanes per item of a group kernel (each tile and group size is instantiated in
 /// kernels/runtime/launch_cuda.cuh).
 inline constexpr std::array<int, 8> kBlockSizes = {8, 16, 32, 64, 128, 256, 512, 1024};
-inline constexpr std::array<int, 6> kTileSizes = {8, 16, 32, 64, 128, 256};
+inline constexpr std::array<int, 7> kTileSizes = {1, 8, 16, 32, 64, 128, 256};
 inline constexpr std::array<int, 6> kGroupSizes = {1, 2, 4, 8, 16, 32};
 /// Threads per block of a group kernel (kGroupBlockThreads / lanes items per block).
 inline constexpr int kGroupBlockThreads = 128;

@@ -14,7 +14,8 @@
 //                are packed kTileBlockThreads / T to a block (fewer if their shared memory would
 //                pass 48 KB) and synchronize with __syncwarp over their own lanes, so a small
 //                tile no longer leaves most of a warp and most of the SM's block slots empty;
-//                larger tiles are one block each and synchronize the block;
+//                larger tiles are one block each and synchronize the block; a tile of one lane
+//                (for batches that fill the GPU with items) sums its parts in registers;
 //   group        a group of G lanes of one warp per item (kGroupBlockThreads / G items a block),
 //                with G × K::kSharedIntsPerLane ints of shared memory of its own.
 #pragma once
@@ -100,6 +101,9 @@ __device__ T shuffleDown(const T& value, int delta, unsigned mask, int width) {
 /// rank 0 finishes the item. `slotsPerTile` = maxParts rounded up to a power of two. A tile of at
 /// most 32 lanes whose item has no more (padded) parts than lanes runs the same tree with warp
 /// shuffles instead of shared memory.
+/// Partial sums a one-lane tile keeps (TilesBody<1>): log2(kMaxTileParts) + 1 (launch.h checks).
+inline constexpr int kTileLevels = 9;
+
 template <int kTile>
 struct TilesBody {
   template <class K>
@@ -111,6 +115,31 @@ struct TilesBody {
     const int lane = int(threadIdx.x) % kTile;
     const int item = int(blockIdx.x) * tilesPerBlock + tileInBlock;
     if (item >= count) return;  // the whole tile leaves together (its own barrier below)
+    if constexpr (kTile == 1) {
+      // One lane: the same tree, leaf by leaf. The tree pairs slot s with s + stride for stride =
+      // width/2 … 1, which is the tree of adjacent pairs over the slots in bit-reversed order;
+      // taking the leaves in that order, a binary counter of partial sums (one per level) adds
+      // each pair as soon as both halves exist, so log2(width) + 1 parts live instead of width
+      // slots, and no shared memory is needed.
+      const int parts = kernel.partCount(item);
+      int bits = 0;
+      while ((1 << bits) < parts) ++bits;
+      Part levels[kTileLevels];
+      for (int i = 0; i < (1 << bits); ++i) {
+        int s = 0;  // i with its `bits` low bits reversed
+        for (int b = 0; b < bits; ++b) s |= ((i >> b) & 1) << (bits - 1 - b);
+        Part sum = s < parts ? kernel.part(item, s) : Part{};
+        int level = 0;
+        for (; (i >> level) & 1; ++level) {
+          Part left = levels[level];
+          left += sum;
+          sum = left;
+        }
+        levels[level] = sum;
+      }
+      kernel.finish(item, parts > 0 ? levels[bits] : Part{});
+      return;
+    }
     Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
     const auto sync = [&] {
       if constexpr (kTile <= 32) {
@@ -306,6 +335,11 @@ void tileLayout(const K& kernel, int tile, int& slotsPerTile, int& tilesPerBlock
                 size_t& sharedBytes) {
   slotsPerTile = 1;
   while (slotsPerTile < kernel.maxParts()) slotsPerTile *= 2;
+  if (tile == 1) {  // one lane per item keeps its partial sums in registers (TilesBody<1>)
+    tilesPerBlock = kTileBlockThreads;
+    sharedBytes = 0;
+    return;
+  }
   const size_t perTile = size_t(slotsPerTile) * sizeof(typename K::Part);
   tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;
   while (tilesPerBlock > 1 && size_t(tilesPerBlock) * perTile > kDefaultSharedBytesPerBlock)
@@ -319,7 +353,7 @@ KernelResources tilesKernelResources(const K& kernel, int tile) {
   size_t sharedBytes = 0;
   tileLayout(kernel, tile, slotsPerTile, tilesPerBlock, sharedBytes);
   KernelResources r{};
-  dispatchSize<8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
+  dispatchSize<1, 8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
     r = resourcesOf(entryOf<TilesBody<decltype(t)::value>, K>(), int(sharedBytes));
   });
   return r;
@@ -333,7 +367,7 @@ int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {
   tileLayout(kernel, tile, slotsPerTile, tilesPerBlock, sharedBytes);
   const int grid = (count + tilesPerBlock - 1) / tilesPerBlock;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
-  dispatchSize<8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
+  dispatchSize<1, 8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
     constexpr auto entry = entryOf<TilesBody<decltype(t)::value>, K>();
     checkLaunchFits<entry>(K::kId, tile * tilesPerBlock, sharedBytes);
     entry<<<grid, tile * tilesPerBlock, sharedBytes, s>>>(kernel, count, slotsPerTile);
