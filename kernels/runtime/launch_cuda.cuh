@@ -15,7 +15,8 @@
 //                pass 48 KB) and synchronize with __syncwarp over their own lanes, so a small
 //                tile no longer leaves most of a warp and most of the SM's block slots empty;
 //                larger tiles are one block each and synchronize the block; a tile of one lane
-//                (for batches that fill the GPU with items) sums its parts in registers;
+//                (for batches that fill the GPU with items) keeps only a partial sum per tree
+//                level, in its own memory, and needs no shared memory;
 //   group        a group of G lanes of one warp per item (kGroupBlockThreads / G items a block),
 //                with G × K::kSharedIntsPerLane ints of shared memory of its own.
 #pragma once
@@ -335,7 +336,7 @@ void tileLayout(const K& kernel, int tile, int& slotsPerTile, int& tilesPerBlock
                 size_t& sharedBytes) {
   slotsPerTile = 1;
   while (slotsPerTile < kernel.maxParts()) slotsPerTile *= 2;
-  if (tile == 1) {  // one lane per item keeps its partial sums in registers (TilesBody<1>)
+  if (tile == 1) {  // one lane per item keeps its partial sums itself (TilesBody<1>)
     tilesPerBlock = kTileBlockThreads;
     sharedBytes = 0;
     return;
