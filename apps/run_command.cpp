@@ -261,7 +261,15 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
                                      std::to_string(r.rowCapacity) + ")"
                                : "the last frame's contact rows overflowed"});
   }
-  const double deviceMegabytes = double(liveDeviceBytes(device) - bytesBefore) / 1e6;
+  const size_t bytesAfter = liveDeviceBytes(device);  // with any growth of the contact buffers
+  const double deviceMegabytes =
+      double(bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0) / 1e6;
+  // Launch sizes of a batch: the table's entries for the largest tuned batch it fills, if any.
+  int tunedWorlds = 0;
+  if (numWorlds > 1 && device.isCuda() && table.table)
+    batchEntries(*table.table, scene.name, numWorlds, &tunedWorlds);
+  const std::string batchSizes =
+      tunedWorlds > 0 ? batchSceneKey(scene.name, tunedWorlds) : std::string("one world's");
   const bool allPass = !signal && allChecksPass(checks);
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
@@ -272,17 +280,14 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   out << "  device        " << device.describe()
       << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
   out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
-  if (numWorlds > 1 && device.isCuda()) {
-    int tuned = 0;
-    if (table.table) batchEntries(*table.table, scene.name, numWorlds, &tuned);
+  if (numWorlds > 1 && device.isCuda())
     out << "  launch sizes  "
-        << (tuned > 0 ? "the table's entries for " + std::to_string(tuned) + " worlds (" +
-                            batchSceneKey(scene.name, tuned) + ")"
-                      : "one world's (no batch entries for " + scene.name +
-                            "; `weft tune-launch --scenes " + scene.name + " --worlds " +
-                            std::to_string(numWorlds) + "` measures them)")
+        << (tunedWorlds > 0 ? "the table's entries for " + std::to_string(tunedWorlds) +
+                                  " worlds (" + batchSizes + ")"
+                            : "one world's (no batch entries for " + scene.name +
+                                  "; `weft tune-launch --scenes " + scene.name + " --worlds " +
+                                  std::to_string(numWorlds) + "` measures them)")
         << "\n";
-  }
   const std::string sweeps = solverOptions.chebyshevRho > 0.0f
                                  ? "Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2)
                                  : "plain sweeps";
@@ -346,7 +351,8 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     nlohmann::json worldsJson = {
         {"count", numWorlds},
         {"spacing_m", {worlds.spacing.x, worlds.spacing.y, worlds.spacing.z}},
-        {"megabytes_per_world", deviceMegabytes / numWorlds}};
+        {"megabytes_per_world", deviceMegabytes / numWorlds},
+        {"launch_sizes", device.isCuda() ? batchSizes : std::string("-")}};
     if (optionsVaryOverWorlds(sceneOptions)) {
       nlohmann::json each = nlohmann::json::array();
       for (const SceneOptions& o : worlds.values) each.push_back(o.values);
