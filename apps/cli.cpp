@@ -139,6 +139,10 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   infoCmd->add_option("--launch-table", info.launchTable, "launch table JSON to consider");
   infoCmd->add_option("--scene", info.scene, "show the launch sizes this scene would use");
+  infoCmd
+      ->add_option("--worlds", info.worlds,
+                   "with --scene: the sizes a batch of N worlds of it would use (batch entries)")
+      ->check(wholeNumber(1, 1000000));
 
   app.add_subcommand("scenes", "list the scenes with their sizes and descriptions");
 

@@ -46,6 +46,7 @@ struct InfoOptions {
   std::string device = "auto";
   std::string launchTable;
   std::string scene;  // per-scene table entries apply when given
+  int worlds = 1;     // --worlds N: the sizes a batch of N worlds of the scene would use
 };
 int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err);
 

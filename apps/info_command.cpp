@@ -14,8 +14,10 @@ int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err
   try {
     std::string scene;
     if (!options.scene.empty()) scene = findScene(options.scene).name;
+    if (options.worlds > 1 && scene.empty()) throw Error("--worlds needs --scene SCENE");
     auto device = openDevice(options.device, false);
-    const TableSelection table = applyLaunchTable(*device, options.launchTable, scene, err);
+    const TableSelection table =
+        applyLaunchTable(*device, options.launchTable, scene, err, options.worlds);
 
     out << "weft " << WEFT_GIT_COMMIT << "\n";
     out << "backend       " << backendName(device->backend()) << "\n";
@@ -33,7 +35,13 @@ int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err
     out << "  why         " << table.reason << "\n";
     if (!table.path.empty() && !table.table) out << "  considered  " << table.path << "\n";
     if (!device->isCuda()) return kExitOk;
-    out << "launch sizes" << (scene.empty() ? "" : " for scene " + scene) << ":\n";
+    out << "launch sizes"
+        << (scene.empty()
+                ? ""
+                : " for scene " + scene +
+                      (options.worlds > 1 ? " as " + std::to_string(options.worlds) + " worlds"
+                                          : ""))
+        << ":\n";
     for (KernelId id : allKernels()) {
       const LaunchChoice& c = device->launchPolicy().choice(id);
       char line[160];

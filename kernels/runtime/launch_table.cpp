@@ -318,6 +318,8 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
 
 std::string_view launchSourceName(LaunchSource source) {
   switch (source) {
+    case LaunchSource::BatchEntry:
+      return "table, batch entry";
     case LaunchSource::SceneEntry:
       return "table, per-scene entry";
     case LaunchSource::TableEntry:
@@ -373,7 +375,7 @@ LaunchPolicy LaunchPolicy::resolve(const LaunchTable* table, std::string_view sc
   for (KernelId id : allKernels()) {
     LaunchChoice& c = policy.choices_[int(id)];
     if (batch && batch->count(id)) {
-      c = {batch->at(id).size, LaunchSource::SceneEntry};
+      c = {batch->at(id).size, LaunchSource::BatchEntry};
     } else if (sceneEntries && sceneEntries->count(id)) {
       c = {sceneEntries->at(id).size, LaunchSource::SceneEntry};
     } else if (table && table->kernels.count(id)) {

@@ -95,7 +95,7 @@ std::string unknownKernelMessage(std::string_view name);
 /// elementwise kernels; 16 for the tile solve). Used when no table entry exists.
 int builtInLaunchSize(KernelId id, int ccMajor, int ccMinor);
 
-enum class LaunchSource { SceneEntry, TableEntry, BuiltInDefault, Override };
+enum class LaunchSource { BatchEntry, SceneEntry, TableEntry, BuiltInDefault, Override };
 std::string_view launchSourceName(LaunchSource source);
 
 struct LaunchChoice {

@@ -240,6 +240,12 @@ TEST_F(CliTest, TuneLaunchRejectsUnknownNamesSuggestingTheValidOnes) {
   EXPECT_THAT(r.err, HasSubstr("not a power of two"));
 }
 
+TEST_F(CliTest, InfoWithWorldsNeedsAScene) {
+  const CliResult r = cli({"info", "--device", "cpu", "--worlds", "16"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("--worlds needs --scene"));
+}
+
 TEST_F(CliTest, TuneLaunchWorldsRefusesWhatItCannotDo) {
   CliResult r = cli({"tune-launch", "--scenes", "cable_twist", "--worlds", "16", "--fresh"});
   EXPECT_EQ(r.code, kExitError);

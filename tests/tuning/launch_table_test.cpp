@@ -127,6 +127,10 @@ TEST(LaunchPolicy, ABatchTakesTheEntriesOfTheLargestTunedBatchItFills) {
   EXPECT_EQ(sizeAt(255), 16);
   EXPECT_EQ(sizeAt(256), 8);
   EXPECT_EQ(sizeAt(100000), 8);
+  EXPECT_EQ(LaunchPolicy::resolve(&t, "cable_twist", 9, 0, 300)
+                .choice(KernelId::solve_rigid_body_tile)
+                .source,
+            LaunchSource::BatchEntry);
   int tuned = -1;
   EXPECT_EQ(batchEntries(t, "cable_twist", 300, &tuned), &t.scenes.at("cable_twist@256"));
   EXPECT_EQ(tuned, 256);
