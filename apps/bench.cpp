@@ -1,9 +1,9 @@
 #include "apps/bench.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <new>
 
+#include "apps/common.h"
 #include "apps/interrupt.h"
 #include "kernels/graph_node_latency_probe.cuh"
 #include "kernels/runtime/errors.h"
@@ -88,16 +88,6 @@ ConvergenceSummary windowConvergence(const Device& device, const std::string& sc
   return summarizeConvergence(window);
 }
 
-namespace {
-
-std::string formatSeconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.2f s", seconds);
-  return text;
-}
-
-}  // namespace
-
 std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneName,
                                      const std::vector<int>& worlds, const LaunchTable* table,
                                      int warmFrames, int timedFrames) {
@@ -147,8 +137,8 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
       if (t.usPerSubstep.median * scene.substeps > kLongestFrameUs) {
         stop = true;  // the next, larger batch would take too long to time
         skipReason = "not timed: the batch of " + std::to_string(n) + " took " +
-                     formatSeconds(t.usPerSubstep.median * scene.substeps * 1e-6) +
-                     " per frame already";
+                     formatFixed(t.usPerSubstep.median * scene.substeps * 1e-6, 2) +
+                     " s per frame already";
       }
     } catch (const Error& e) {
       t.skipped = e.what();

@@ -522,9 +522,9 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
       out << line;
       if (r.usPerSubstep.spreadPercent() > 3.0) noisy = true;
     }
-    if (!worldCounts.empty() && !findScene(name).cable)
+    if (!worldCounts.empty() && !findScene(name).cable) {
       out << "  " << name << ": no batches (many worlds are for cable scenes so far)\n";
-    if (!worldCounts.empty() && findScene(name).cable) {
+    } else if (!worldCounts.empty()) {
       const LaunchTable* table = nullptr;
       for (const TableRun& t : tables)
         if (t.table) table = &*t.table;

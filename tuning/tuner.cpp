@@ -254,6 +254,32 @@ std::vector<LaunchTiming> sweepLaunches(
 
 namespace {
 
+/// A scene (or batch) at its measurement frame, ready for end-to-end timing with the built-in
+/// sizes set. A first run goes through the frames the verification times, so that the scene it
+/// then snapshots starts with the contact capacities those frames need: a list that grew inside
+/// them would reallocate buffers the snapshot holds. (Capacities change no result.)
+struct EndToEndStart {
+  std::unique_ptr<Scene> sized;  // the runner refers to it: declared first, destroyed last
+  std::unique_ptr<SceneRunner> sim;
+  std::unique_ptr<DeviceSnapshot> snapshot;
+};
+EndToEndStart startEndToEnd(Device& device, const Scene& scene, const SceneOptions& options,
+                            int measurementFrame, int frames) {
+  const GpuIdentity& gpu = device.gpu().identity;
+  device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
+  EndToEndStart start;
+  start.sized = std::make_unique<Scene>(scene);
+  {
+    std::unique_ptr<SceneRunner> probe = makeSceneRunner(device, scene, options);
+    for (int f = 0; f < measurementFrame + frames; ++f) probe->advanceFrame();
+    probe->carryCapacitiesInto(*start.sized);
+  }
+  start.sim = makeSceneRunner(device, *start.sized, options);
+  for (int f = 0; f < measurementFrame; ++f) start.sim->advanceFrame();
+  start.snapshot = std::make_unique<DeviceSnapshot>(device);
+  return start;
+}
+
 /// The end of a batch tuning (TunerOptions::worlds > 1): the incumbent table (or an empty one for
 /// this GPU) with each scene's batch entries set to its optima where, end to end, they are not
 /// slower than the one-world sizes the table gives the batch without them.
@@ -282,16 +308,10 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     const LaunchPolicy defaults = LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor);
     const LaunchPolicy without =
         LaunchPolicy::resolve(&oneWorld, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds);
-    device.setLaunchPolicy(defaults);
-    Scene sized = scene;
-    {
-      std::unique_ptr<SceneRunner> probe = makeSceneRunner(device, scene, batch);
-      for (int f = 0; f < s.measurementFrame + options.endToEndFrames; ++f) probe->advanceFrame();
-      probe->carryCapacitiesInto(sized);
-    }
-    std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, sized, batch);
-    for (int f = 0; f < s.measurementFrame; ++f) sim->advanceFrame();
-    const DeviceSnapshot measurement(device);
+    const EndToEndStart start =
+        startEndToEnd(device, scene, batch, s.measurementFrame, options.endToEndFrames);
+    SceneRunner& sim = *start.sim;
+    const DeviceSnapshot& measurement = *start.snapshot;
     std::map<KernelId, TableEntry> optima;
     for (const auto& [id, k] : s.kernels)
       if (!k.costs.empty())
@@ -300,12 +320,12 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     LaunchTable withBatch = oneWorld;
     withBatch.scenes[key] = optima;
     const int frames = options.endToEndFrames;
-    s.stepUsDefault = timeEndToEnd(device, *sim, measurement, defaults, frames);
+    s.stepUsDefault = timeEndToEnd(device, sim, measurement, defaults, frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 1, 3);
-    s.stepUsOverall = timeEndToEnd(device, *sim, measurement, without, frames);
+    s.stepUsOverall = timeEndToEnd(device, sim, measurement, without, frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
     s.stepUsPerScene = timeEndToEnd(
-        device, *sim, measurement,
+        device, sim, measurement,
         LaunchPolicy::resolve(&withBatch, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds),
         frames);
     s.keepsSceneEntries = s.stepUsPerScene <= s.stepUsOverall * (1.0 + options.noiseBand);
@@ -380,19 +400,10 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   for (SceneTuning& s : result.scenes) {
     const Scene& scene = findScene(s.scene);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 0, 3);
-    device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
-    // A first run goes through the frames the verification times, so that the scene it then
-    // snapshots starts with the contact capacities those frames need: a list that grew inside
-    // them would reallocate buffers the snapshot holds. (Capacities change no result.)
-    Scene sized = scene;
-    {
-      std::unique_ptr<SceneRunner> probe = makeSceneRunner(device, scene);
-      for (int f = 0; f < s.measurementFrame + options.endToEndFrames; ++f) probe->advanceFrame();
-      probe->carryCapacitiesInto(sized);
-    }
-    std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, sized);
-    for (int f = 0; f < s.measurementFrame; ++f) sim->advanceFrame();
-    const DeviceSnapshot measurement(device);
+    const EndToEndStart start =
+        startEndToEnd(device, scene, {}, s.measurementFrame, options.endToEndFrames);
+    SceneRunner& sim = *start.sim;
+    const DeviceSnapshot& measurement = *start.snapshot;
 
     LaunchTable sceneOnly = table;
     sceneOnly.kernels.clear();
@@ -402,15 +413,15 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
                                  k.optimum.speedup};
     const int frames = options.endToEndFrames;
     s.stepUsDefault =
-        timeEndToEnd(device, *sim, measurement,
+        timeEndToEnd(device, sim, measurement,
                      LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor), frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 1, 3);
     s.stepUsOverall =
-        timeEndToEnd(device, *sim, measurement,
+        timeEndToEnd(device, sim, measurement,
                      LaunchPolicy::resolve(&table, "", gpu.ccMajor, gpu.ccMinor), frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
     s.stepUsPerScene =
-        timeEndToEnd(device, *sim, measurement,
+        timeEndToEnd(device, sim, measurement,
                      LaunchPolicy::resolve(&sceneOnly, "", gpu.ccMajor, gpu.ccMinor), frames);
     // The overall table must not make a scene slower than the defaults, nor leave it clearly
     // slower than its own optima; where it does (beyond the noise band), keep the scene's optima.
