@@ -23,17 +23,28 @@ void checkIndex(int index, int numParticles, const char* what, size_t item) {
 
 IntersectionCounter::IntersectionCounter(const Device& device, int numParticles,
                                          std::span<const Int3> triangles,
-                                         std::span<const Int4> edges)
+                                         std::span<const Int4> edges, std::span<const int> worlds,
+                                         const std::vector<int>& triangleWorldBegin)
     : device_(&device),
       numParticles_(numParticles),
       numTriangles_(int(triangles.size())),
       numEdges_(int(edges.size())),
+      numWorlds_(triangleWorldBegin.empty() ? 1 : int(triangleWorldBegin.size()) - 1),
       triangles_(device, triangles),
       edges_(device, edges),
       triangleLowers_(device, triangles.size()),
       triangleUppers_(device, triangles.size()),
-      triangleBvh_(device, int(triangles.size())),
-      count_(device, size_t(1)) {
+      triangleBvh_(device, int(triangles.size()), triangleWorldBegin),
+      count_(device, size_t(numWorlds_ > 1 ? 1 + numWorlds_ : 1)) {
+  if (numWorlds_ > 1) {
+    if (int(worlds.size()) != numParticles)
+      throw Error("intersection check: a batch of worlds needs each particle's world");
+    for (size_t i = 0; i < worlds.size(); ++i)
+      if (worlds[i] < 0 || worlds[i] >= numWorlds_)
+        throw Error("intersection check: particle " + std::to_string(i) + " is in world " +
+                    std::to_string(worlds[i]) + ", but there are " + std::to_string(numWorlds_));
+    worlds_ = DeviceBuffer<int>(device, worlds);
+  }
   for (size_t t = 0; t < triangles.size(); ++t)
     for (int k = 0; k < 3; ++k) checkIndex(triangles[t][k], numParticles, "triangle", t);
   for (size_t e = 0; e < edges.size(); ++e) {
@@ -49,14 +60,25 @@ int IntersectionCounter::run(const Vec3* positions, int maxPairs, int* d_pairs) 
                               triangleUppers_.data()});
   triangleBvh_.build(triangleLowers_.data(), triangleUppers_.data());
   count_.zero();
+  const bool batch = numWorlds_ > 1;
   launch(*device_, numEdges_,
          CountEdgeTriangleIntersections{triangleBvh_.view(), maxPairs, positions, triangles_.data(),
-                                        edges_.data(), count_.data(), d_pairs});
+                                        edges_.data(), batch ? worlds_.data() : nullptr,
+                                        batch ? count_.data() + 1 : count_.data(), count_.data(),
+                                        d_pairs});
   return count_.download()[0];
 }
 
 int IntersectionCounter::count(const Vec3* positions) {
   return run(positions, 0, nullptr);
+}
+
+std::vector<int> IntersectionCounter::countPerWorld(const Vec3* positions) {
+  const int total = run(positions, 0, nullptr);
+  if (numWorlds_ == 1) return {total};
+  if (total == 0) return std::vector<int>(size_t(numWorlds_), 0);  // nothing was counted
+  const std::vector<int> all = count_.download();
+  return {all.begin() + 1, all.end()};
 }
 
 std::vector<std::pair<int, int>> IntersectionCounter::pairs(const Vec3* positions, int maxPairs) {

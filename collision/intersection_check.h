@@ -24,19 +24,26 @@ namespace weft {
 class IntersectionCounter {
  public:
   /// Copies the topology to the device. Edges are (o0, o1, v0, v1) rows; the segment is v0–v1.
-  /// Throws weft::Error if an index is outside [0, numParticles).
+  /// A batch of worlds (ModelDesc::worldRanges) gives each particle's world and where each
+  /// world's triangles begin (worlds + 1 entries): an edge then meets only its own world's
+  /// triangles, and each world's pairs are counted apart. Throws weft::Error if an index is
+  /// outside [0, numParticles).
   IntersectionCounter(const Device& device, int numParticles, std::span<const Int3> triangles,
-                      std::span<const Int4> edges);
+                      std::span<const Int4> edges, std::span<const int> worlds = {},
+                      const std::vector<int>& triangleWorldBegin = {});
 
   /// Number of intersecting (edge, triangle) pairs at `positions` (device pointer,
-  /// numParticles entries).
+  /// numParticles entries), over every world.
   int count(const Vec3* positions);
+  /// The same per world (one entry without worlds).
+  std::vector<int> countPerWorld(const Vec3* positions);
   /// The (edge, triangle) pairs of the first `maxPairs` intersections found, sorted. Which ones
   /// are found first depends on timing on CUDA when there are more than maxPairs.
   std::vector<std::pair<int, int>> pairs(const Vec3* positions, int maxPairs = 100);
 
   int numTriangles() const { return numTriangles_; }
   int numEdges() const { return numEdges_; }
+  int numWorlds() const { return numWorlds_; }
 
  private:
   /// Boxes, tree and the counting launch; returns the count.
@@ -46,12 +53,14 @@ class IntersectionCounter {
   int numParticles_ = 0;
   int numTriangles_ = 0;
   int numEdges_ = 0;
+  int numWorlds_ = 1;
   DeviceBuffer<Int3> triangles_;       // (numTriangles)
+  DeviceBuffer<int> worlds_;           // (numParticles) with worlds, else empty
   DeviceBuffer<Int4> edges_;           // (numEdges)
   DeviceBuffer<Vec3> triangleLowers_;  // (numTriangles)
   DeviceBuffer<Vec3> triangleUppers_;  // (numTriangles)
   Lbvh triangleBvh_;
-  DeviceBuffer<int> count_;  // (1)
+  DeviceBuffer<int> count_;  // (1 + worlds with worlds, else 1): the total, then each world's
 };
 
 }  // namespace weft

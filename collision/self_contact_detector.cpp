@@ -57,8 +57,9 @@ SelfContactDetector::SelfContactDetector(const Device& device, const SelfContact
       triangleUppers_(device, size_t(topology.numTriangles)),
       edgeLowers_(device, size_t(topology.numEdges)),
       edgeUppers_(device, size_t(topology.numEdges)),
-      triangleBvh_(std::make_unique<Lbvh>(device, topology.numTriangles)),
-      edgeBvh_(std::make_unique<Lbvh>(device, topology.numEdges)),
+      triangleBvh_(
+          std::make_unique<Lbvh>(device, topology.numTriangles, topology.triangleWorldBegin)),
+      edgeBvh_(std::make_unique<Lbvh>(device, topology.numEdges, topology.edgeWorldBegin)),
       vtCapacity_(std::max(settings.vertexTriangleCapacity, 1)),
       eeCapacity_(std::max(settings.edgeEdgeCapacity, 1)),
       tvCapacity_(std::max(settings.triangleVertexCapacity, 1)),
@@ -95,23 +96,27 @@ SelfContactDetector::SelfContactDetector(const Device& device, const SelfContact
   if (!(settings.margin > 0.0f)) throw Error("the self-contact margin must be positive");
   if (!(settings.reuseSlack >= 0.0f))
     throw Error("the self-contact list reuse slack must be zero or positive");
+  if (topology.numWorlds() > 1 &&
+      (!topology.worlds || int(topology.edgeWorldBegin.size()) != topology.numWorlds() + 1))
+    throw Error("internal error: a self-contact batch needs world ids and edge ranges");
   if (keepsLists()) {
     listPositions_ = DeviceBuffer<Vec3>(device, size_t(topology.numParticles));
     listPositions_.zero();
-    stale_ = DeviceBuffer<int>(device, size_t(1));
+    const size_t flags = size_t(topology.numWorlds()) + 1;
+    stale_ = DeviceBuffer<int>(device, flags);
     stale_.zero();
-    one_ = DeviceBuffer<int>(device, std::vector<int>{1});
+    ones_ = DeviceBuffer<int>(device, std::vector<int>(flags, 1));
   }
   rebuild(initialPositions);
 }
 
-void SelfContactDetector::computeLeafBoxes(const Vec3* positions, const int* onlyIf) {
+void SelfContactDetector::computeLeafBoxes(const Vec3* positions, const ListGate& gate) {
   launch(device_, topology_.numTriangles,
          ComputeTriangleAabbs{positions, topology_.triangles, triangleLowers_.data(),
-                              triangleUppers_.data(), tvCounts_.data(), onlyIf});
+                              triangleUppers_.data(), tvCounts_.data(), gate});
   launch(
       device_, topology_.numEdges,
-      ComputeEdgeAabbs{positions, topology_.edges, edgeLowers_.data(), edgeUppers_.data(), onlyIf});
+      ComputeEdgeAabbs{positions, topology_.edges, edgeLowers_.data(), edgeUppers_.data(), gate});
 }
 
 void SelfContactDetector::rebuild(const Vec3* positions) {
@@ -121,26 +126,31 @@ void SelfContactDetector::rebuild(const Vec3* positions) {
 }
 
 void SelfContactDetector::detect(const Vec3* positions, bool mayKeepLists) {
-  // With a reuse slack, the device decides whether this detection builds the lists (stale_ ≠ 0)
-  // or keeps them; every launch below then reads the flag.
-  const int* onlyIf = nullptr;
+  // With a reuse slack, the device decides whether this detection builds each world's lists
+  // (its flag in stale_ ≠ 0) or keeps them; every launch below then reads the flags.
+  ListGate gate;
+  const int* anyStale = nullptr;
   if (keepsLists()) {
+    const int worlds = topology_.numWorlds();
     if (mayKeepLists) {
       stale_.zero();
       launch(device_, topology_.numParticles,
              MeasureListDrift{settings_.reuseSlack * settings_.reuseSlack, positions,
-                              listPositions_.data(), stale_.data()});
+                              listPositions_.data(), worlds > 1 ? topology_.worlds : nullptr,
+                              stale_.data(), stale_.data() + worlds});
     } else {
-      stale_.copyFrom(one_);
+      stale_.copyFrom(ones_);
     }
-    onlyIf = stale_.data();
+    gate = {stale_.data(), worlds > 1 ? topology_.worlds : nullptr};
+    anyStale = stale_.data() + worlds;
   }
 
   // Refit the trees to the current positions (the leaf boxes are exact; queries are inflated).
-  // compute_tri_aabbs also zeroes the triangle lists' counts for the transpose below.
-  computeLeafBoxes(positions, onlyIf);
-  triangleBvh_->refit(triangleLowers_.data(), triangleUppers_.data(), onlyIf);
-  edgeBvh_->refit(edgeLowers_.data(), edgeUppers_.data(), onlyIf);
+  // compute_tri_aabbs also zeroes the triangle lists' counts for the transpose below. A world
+  // that keeps its lists keeps its leaf boxes too, so refitting its subtree changes nothing.
+  computeLeafBoxes(positions, gate);
+  triangleBvh_->refit(triangleLowers_.data(), triangleUppers_.data(), anyStale);
+  edgeBvh_->refit(edgeLowers_.data(), edgeUppers_.data(), anyStale);
 
   // Vertex → triangles.
   const VertexTriangleQuery vt{triangleBvh_->view(),
@@ -154,7 +164,7 @@ void SelfContactDetector::detect(const Vec3* positions, bool mayKeepLists) {
                                topology_.vertexFilterValues,
                                vertexTriangles(),
                                status(),
-                               onlyIf};
+                               gate};
   launchQueries<VertexTriangleCollisionDetectionCooperative,
                 VertexTriangleCollisionDetectionStackless, VertexTriangleCollisionDetection>(
       device_, settings_.traversal, topology_.numParticles, vt, vtHits_.data());
@@ -173,7 +183,7 @@ void SelfContactDetector::detect(const Vec3* positions, bool mayKeepLists) {
                          topology_.quietEdges,
                          edgeEdges(),
                          status(),
-                         onlyIf};
+                         gate};
   launchQueries<EdgeCollidingEdgesDetectionCooperative, EdgeCollidingEdgesDetectionStackless,
                 EdgeCollidingEdgesDetection>(device_, settings_.traversal, topology_.numEdges, ee,
                                              eeHits_.data());
@@ -181,11 +191,14 @@ void SelfContactDetector::detect(const Vec3* positions, bool mayKeepLists) {
   // Triangle → vertices: transpose (the counts were zeroed with the boxes), then order each list.
   // The transpose also records where the lists were found.
   launch(device_, topology_.numParticles,
-         CollectTriangleCollidingVertices{vertexTriangles(), triangleVertices(), onlyIf, positions,
+         CollectTriangleCollidingVertices{vertexTriangles(), triangleVertices(), gate, positions,
                                           listPositions_.data()});
   launch(device_, topology_.numTriangles,
-         SortTriangleCollidingVertices{triangleVertices(), status(), onlyIf});
-  if (writesParticleRecords()) writeParticleRecords(onlyIf);
+         SortTriangleCollidingVertices{triangleVertices(), status(), topology_.triangles, gate});
+  // The records are one flat list over every particle, so a world that builds its lists moves
+  // the records of the worlds after it: they are all written again whenever any world builds
+  // (from the kept lists, the same records).
+  if (writesParticleRecords()) writeParticleRecords(ListGate{anyStale, nullptr});
 }
 
 size_t SelfContactDetector::recordCapacity() const {
@@ -198,7 +211,7 @@ size_t SelfContactDetector::recordCapacity() const {
                           1);
 }
 
-void SelfContactDetector::writeParticleRecords(const int* onlyIf) {
+void SelfContactDetector::writeParticleRecords(const ListGate& gate) {
   const ParticleContactLists lists{topology_.triangleOffsets,
                                    topology_.triangleEntries,
                                    topology_.edgeOffsets,
@@ -208,7 +221,7 @@ void SelfContactDetector::writeParticleRecords(const int* onlyIf) {
                                    edgeEdges()};
   const int n = topology_.numParticles;
   // Kept lists leave the totals as they were, so the scan (not gated) gives the same offsets.
-  launch(device_, n, CountParticleSelfContacts{lists, recordTotals_.data(), onlyIf});
+  launch(device_, n, CountParticleSelfContacts{lists, recordTotals_.data(), gate});
   if (device_.isCuda()) {
 #if defined(__CUDACC__)
     size_t bytes = scanStorage_.size();
@@ -221,7 +234,7 @@ void SelfContactDetector::writeParticleRecords(const int* onlyIf) {
                         0);
   }
   launch(device_, n,
-         WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(), onlyIf});
+         WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(), gate});
 }
 
 bool SelfContactDetector::fits(const ContactStatus& s) const {

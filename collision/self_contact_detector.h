@@ -21,12 +21,14 @@
 // keep the lists (detect(x, true)) first measures on the device how far every particle moved
 // since they were found; if none moved more than s, every launch of the detection returns at
 // once and the lists stand (they hold every pair nearer than the margin now:
-// kernels/self_contact_detection.cuh). The caller asks for a real detection whenever the
-// positions may have changed outside its own substeps (the first detection of every frame).
+// kernels/self_contact_detection.cuh). In a batch this is decided per world (kernels/
+// list_gate.h). The caller asks for a real detection whenever the positions may have changed
+// outside its own substeps (the first detection of every frame).
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collision/lbvh.h"
 #include "kernels/particle_contact_records.cuh"
@@ -54,6 +56,13 @@ struct SelfContactTopology {
   const int* triangleEntries = nullptr;
   const int* edgeOffsets = nullptr;  // (numParticles + 1) vertex → (edge, slot 0..3) pairs
   const int* edgeEntries = nullptr;
+  // A batch of worlds (ModelDesc::worldRanges; host arrays, empty: one world): world k's
+  // triangles and edges are [begin[k], begin[k + 1]); `worlds` then holds each particle's world.
+  // The trees become forests and every query stays in its own world's subtree.
+  std::vector<int> triangleWorldBegin, edgeWorldBegin;
+  int numWorlds() const {
+    return triangleWorldBegin.empty() ? 1 : int(triangleWorldBegin.size()) - 1;
+  }
 };
 
 /// How a detection query walks its tree (kernels/self_contact_detection.cuh); all three give
@@ -118,9 +127,9 @@ class SelfContactDetector {
   int triangleVertexCapacity() const { return tvCapacity_; }
 
  private:
-  /// `onlyIf`: null (always) or the device flag that says whether the lists are built again.
-  void computeLeafBoxes(const Vec3* positions, const int* onlyIf = nullptr);
-  void writeParticleRecords(const int* onlyIf);
+  /// `gate`: which worlds' boxes are computed (default: all).
+  void computeLeafBoxes(const Vec3* positions, const ListGate& gate = {});
+  void writeParticleRecords(const ListGate& gate);
   bool keepsLists() const { return settings_.reuseSlack > 0.0f; }
   /// Records that always fit: every list full, for every particle it contributes to.
   size_t recordCapacity() const;
@@ -145,7 +154,8 @@ class SelfContactDetector {
   DeviceBuffer<unsigned char> scanStorage_;  // CUB's scratch for the scan
   // Kept lists (reuseSlack > 0; empty otherwise).
   DeviceBuffer<Vec3> listPositions_;  // (numParticles) where the lists were found
-  DeviceBuffer<int> stale_, one_;     // (1) build the lists again?; (1) holds 1
+  // (worlds + 1): build world w's lists again?, then: any world's? (the trees' refit)
+  DeviceBuffer<int> stale_, ones_;  // ones_: the same shape, all 1
 };
 
 }  // namespace weft

@@ -296,23 +296,30 @@ struct CountEdgeTriangleIntersections {
   const Vec3* __restrict__ positions;  // (numParticles) [m]
   const Int3* __restrict__ triangles;  // (numTriangles)
   const Int4* __restrict__ edges;      // (numEdges) (o0, o1, v0, v1): the segment v0–v1
-  int* __restrict__ count;             // (1) in/out, zeroed before the launch
+  const int* __restrict__ worlds;      // (numParticles) world of each particle, or null; with
+                                       // worlds the tree is a forest (edges query their own)
+  int* __restrict__ count;             // (worlds, or 1) in/out, zeroed before the launch
+  int* __restrict__ total;             // (1) in/out: every world's, for the pairs' slots
   int* __restrict__ pairs;             // (maxPairs x 2) out: (edge, triangle), or null
 
   WEFT_HD void operator()(int e) const {
     const Int4 edge = edges[e];
     const Vec3 p = positions[edge.z], q = positions[edge.w];
-    bvhQueryStackless(triangleBvh, selectMin(p, q), selectMax(p, q), [&](int t) {
-      const Int3 tri = triangles[t];
-      if (!sharesNoVertex(edge, tri)) return;
-      if (!segmentIntersectsTriangle(p, q, positions[tri.x], positions[tri.y], positions[tri.z]))
-        return;
-      const int slot = atomicAddInt(count, 1);
-      if (pairs && slot < maxPairs) {
-        pairs[2 * slot] = e;
-        pairs[2 * slot + 1] = t;
-      }
-    });
+    const int world = worlds ? worlds[edge.z] : 0;
+    bvhQueryStacklessFrom(triangleBvh, triangleBvh.rootOf(world), selectMin(p, q), selectMax(p, q),
+                          [&](int t) {
+                            const Int3 tri = triangles[t];
+                            if (!sharesNoVertex(edge, tri)) return;
+                            if (!segmentIntersectsTriangle(p, q, positions[tri.x], positions[tri.y],
+                                                           positions[tri.z]))
+                              return;
+                            if (count != total) atomicAddInt(count + world, 1);
+                            const int slot = atomicAddInt(total, 1);
+                            if (pairs && slot < maxPairs) {
+                              pairs[2 * slot] = e;
+                              pairs[2 * slot + 1] = t;
+                            }
+                          });
   }
 };
 

@@ -6,11 +6,14 @@
 // closest surface point in the shape's frame and the world normal; the geometry is then frozen for
 // the substep while the penetration is re-evaluated at every iteration (kernels/
 // particle_shape_contact.h, inside the vertex solve).
-// Unlike the reference's flat list, each particle owns numShapes slots (a particle has at most one
-// contact per shape), so no contact can be dropped and the solve gathers its own contacts.
+// Unlike the reference's flat list, each particle owns one slot per shape it may touch (a
+// particle has at most one contact per shape), so no contact can be dropped and the solve gathers
+// its own contacts. In a batch of worlds (ModelDesc::worldRanges) a particle tests only its own
+// world's shapes, and owns as many slots as the world with the most shapes has shapes.
 //
 // Reads:  positions (substep start), inverse masses, radii, shape geometry, margins, poses.
-// Writes: contacts (numParticles x numShapes), unused slots marked shape = -1.
+// Writes: contacts (numParticles x shapeSlots), in ascending shape order, unused slots marked
+//         shape = -1.
 #pragma once
 
 #include "kernels/runtime/kernel_ids.h"
@@ -30,6 +33,10 @@ struct GenerateParticleShapeContacts {
   static constexpr KernelId kId = KernelId::generate_particle_shape_contacts;
 
   int numShapes;
+  int shapeSlots;                              // slots per particle: numShapes, or the most
+                                               // shapes of one world in a batch
+  const int* __restrict__ worlds;              // (numParticles) world of each particle, or null
+  const int* __restrict__ shapeWorldBegin;     // (worlds + 1) world w's shapes, or null
   float contactMargin;                         // reference soft_contact_margin [m]
   const Vec3* __restrict__ positions;          // (numParticles) [m]
   const float* __restrict__ invMasses;         // (numParticles) 0 = held
@@ -37,14 +44,16 @@ struct GenerateParticleShapeContacts {
   const ShapeGeometry* __restrict__ geometry;  // (numShapes)
   const float* __restrict__ shapeMargins;      // (numShapes) [m]
   const Transform* __restrict__ shapePoses;    // (2 x numShapes), [s] = pose at substep end
-  ShapeContact* __restrict__ contacts;         // (numParticles x numShapes)
+  ShapeContact* __restrict__ contacts;         // (numParticles x shapeSlots)
 
   WEFT_HD void operator()(int i) const {
-    ShapeContact* slots = contacts + size_t(i) * numShapes;
+    ShapeContact* slots = contacts + size_t(i) * shapeSlots;
     int count = 0;
     if (invMasses[i] > 0.0f) {
       const Vec3 x = positions[i];
-      for (int s = 0; s < numShapes; ++s) {
+      const int first = worlds ? shapeWorldBegin[worlds[i]] : 0;
+      const int end = worlds ? shapeWorldBegin[worlds[i] + 1] : numShapes;
+      for (int s = first; s < end; ++s) {
         const Transform pose = shapePoses[s];
         const ShapeQuery q = queryShape(geometry[s], inverseTransformPoint(pose, x));
         if (q.distance < contactMargin + shapeMargins[s] + radii[i]) {
@@ -55,7 +64,7 @@ struct GenerateParticleShapeContacts {
         }
       }
     }
-    for (int s = count; s < numShapes; ++s) slots[s].shape = -1;
+    for (int s = count; s < shapeSlots; ++s) slots[s].shape = -1;
   }
 };
 

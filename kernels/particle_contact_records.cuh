@@ -19,6 +19,7 @@
 // edge. Lists that overflowed contribute what they stored (the frame is then run again).
 #pragma once
 
+#include "kernels/list_gate.h"
 #include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/self_contact_detection.cuh"
@@ -85,10 +86,10 @@ struct ParticleContactLists {
 struct CountParticleSelfContacts {
   static constexpr KernelId kId = KernelId::count_particle_self_contacts;
   ParticleContactLists lists;
-  int* __restrict__ totals;                  // (numParticles) out
-  const int* __restrict__ onlyIf = nullptr;  // (1) if given, runs only if it is ≠ 0 (kept lists)
+  int* __restrict__ totals;  // (numParticles) out
+  ListGate gate = {};        // kept lists: only worlds whose lists are built again
   WEFT_HD void operator()(int v) const {
-    if (onlyIf && *onlyIf == 0) return;
+    if (!gate.builds(v)) return;
     totals[v] = lists.count(v);
   }
 };
@@ -96,11 +97,11 @@ struct CountParticleSelfContacts {
 struct WriteParticleSelfContacts {
   static constexpr KernelId kId = KernelId::write_particle_self_contacts;
   ParticleContactLists lists;
-  const int* __restrict__ offsets;           // (numParticles + 1) exclusive scan of the totals
-  ContactRecord* __restrict__ records;       // (offsets[numParticles]) out
-  const int* __restrict__ onlyIf = nullptr;  // as CountParticleSelfContacts::onlyIf
+  const int* __restrict__ offsets;      // (numParticles + 1) exclusive scan of the totals
+  ContactRecord* __restrict__ records;  // (offsets[numParticles]) out
+  ListGate gate = {};                   // as CountParticleSelfContacts::gate
   WEFT_HD void operator()(int v) const {
-    if (onlyIf && *onlyIf == 0) return;
+    if (!gate.builds(v)) return;
     ContactRecord* out = records + offsets[v];
     lists.forEach(v, [&](const ContactRecord& r) { *out++ = r; });
   }

@@ -22,7 +22,12 @@
 // then: the kept lists hold every pair that a detection with the margin would find now (a
 // superset; farther pairs exert no force and truncate nothing they need not). measure_list_drift
 // raises a device flag when some particle moved farther; every detection kernel reads the flag
-// (`onlyIf`) and returns at once when it is clear, so the launches stay in the frame graph.
+// (kernels/list_gate.h) and returns at once when it is clear, so the launches stay in the frame
+// graph. In a batch of worlds each world has its own flag and keeps its lists as it would alone.
+//
+// Worlds (ModelDesc::worldRanges): the trees are forests (collision/lbvh.h) and every query
+// starts at its own world's subtree root, so a batch costs each world what it costs alone,
+// wherever the worlds are placed, and finds the same candidates in the same order.
 //
 // Storage never loses a candidate silently: each primitive owns `capacity` slots; the true count
 // is always written (it may exceed the capacity), and the largest count seen goes to the contact
@@ -43,6 +48,7 @@
 #include "kernels/closest_point.h"
 #include "kernels/contact_filter_lookup.h"
 #include "kernels/lbvh.cuh"
+#include "kernels/list_gate.h"
 #include "kernels/runtime/atomics.h"
 #include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
@@ -77,15 +83,18 @@ struct VertexTriangleQuery {
   const Vec3* __restrict__ positions;      // (numParticles) [m]
   const Vec3* __restrict__ restPositions;  // (numParticles) [m]
   const int* __restrict__ worlds;          // (numParticles) world id, -1 global; or null
+                                           // (a forest's queries start at their world's root)
   const Int3* __restrict__ triangles;      // (numTriangles)
   const int* __restrict__ filterOffsets;   // (numParticles + 1) topological filter rows
   const int* __restrict__ filterValues;    //   sorted excluded triangle ids
   CandidateLists out;                      // per vertex: triangle ids
   ContactStatus* __restrict__ status;
-  const int* __restrict__ onlyIf = nullptr;  // (1) if given, the query runs only if it is ≠ 0
+  ListGate gate = {};  // kept lists: only the worlds whose lists are built again
 
-  /// Whether this detection keeps the lists (uniform over the launch).
-  WEFT_HD bool keepsLists() const { return onlyIf && *onlyIf == 0; }
+  /// Whether this detection keeps vertex v's list (uniform over v's group of lanes).
+  WEFT_HD bool keepsLists(int v) const { return !gate.builds(v); }
+  /// The node v's query starts at: its world's subtree root in a forest, else the root.
+  WEFT_HD int root(int v) const { return worlds ? triangleBvh.rootOf(worlds[v]) : 0; }
 
   /// Whether triangle t (whose box overlaps v's query box) is a candidate of vertex v at x.
   WEFT_HD bool accepts(int v, const Vec3& x, int t) const {
@@ -119,12 +128,12 @@ struct VertexTriangleQuery {
 
   template <class Traverse>
   WEFT_HD void run(int v, Traverse&& traverse) const {
-    if (keepsLists()) return;
+    if (keepsLists(v)) return;
     const Vec3 x = positions[v];
     Vec3 lower, upper;
     queryBox(v, lower, upper);
     int count = 0;
-    traverse(lower, upper, [&](int t) {
+    traverse(root(v), lower, upper, [&](int t) {
       if (!accepts(v, x, t)) return;
       if (count < out.capacity) out.items[v * out.capacity + count] = t;
       ++count;
@@ -138,9 +147,9 @@ struct VertexTriangleCollisionDetection {
   static constexpr int kSharedBytesPerThread = kTraversalStackEntries * int(sizeof(int));
   VertexTriangleQuery query;
   WEFT_HD void operator()(int v, unsigned char* scratch) const {
-    query.run(v, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
-      bvhQueryShortStack(query.triangleBvh, lo, hi, reinterpret_cast<int*>(scratch),
-                         kTraversalStackEntries, visit);
+    query.run(v, [&](int root, const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryShortStackFrom(query.triangleBvh, root, lo, hi, reinterpret_cast<int*>(scratch),
+                             kTraversalStackEntries, visit);
     });
   }
 };
@@ -149,8 +158,8 @@ struct VertexTriangleCollisionDetectionStackless {
   static constexpr KernelId kId = KernelId::vertex_triangle_collision_detection_stackless;
   VertexTriangleQuery query;
   WEFT_HD void operator()(int v) const {
-    query.run(v, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
-      bvhQueryStackless(query.triangleBvh, lo, hi, visit);
+    query.run(v, [&](int root, const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryStacklessFrom(query.triangleBvh, root, lo, hi, visit);
     });
   }
 };
@@ -170,9 +179,12 @@ struct EdgeEdgeQuery {
   const unsigned char* __restrict__ quietEdges;  // (numEdges) 1: queries nothing, or null
   CandidateLists out;                            // per edge: edge ids
   ContactStatus* __restrict__ status;
-  const int* __restrict__ onlyIf = nullptr;  // as VertexTriangleQuery::onlyIf
+  ListGate gate = {};  // as VertexTriangleQuery::gate
 
-  WEFT_HD bool keepsLists() const { return onlyIf && *onlyIf == 0; }
+  /// Whether this detection keeps edge a's list.
+  WEFT_HD bool keepsLists(const Int4& a) const { return !gate.builds(a.z); }
+  /// The node edge a's query starts at (VertexTriangleQuery::root).
+  WEFT_HD int root(const Int4& a) const { return worlds ? edgeBvh.rootOf(worlds[a.z]) : 0; }
 
   /// Whether edge f (whose box overlaps e's query box) is a candidate of edge e = (a.z, a.w)
   /// with endpoints p1, q1.
@@ -213,17 +225,17 @@ struct EdgeEdgeQuery {
 
   template <class Traverse>
   WEFT_HD void run(int e, Traverse&& traverse) const {
-    if (keepsLists()) return;
+    const Int4 a = edges[e];
+    if (keepsLists(a)) return;
     if (!queries(e)) {
       record(e, 0);
       return;
     }
-    const Int4 a = edges[e];
     const Vec3 p1 = positions[a.z], q1 = positions[a.w];
     Vec3 lower, upper;
     queryBox(p1, q1, lower, upper);
     int count = 0;
-    traverse(lower, upper, [&](int f) {
+    traverse(root(a), lower, upper, [&](int f) {
       if (!accepts(e, a, p1, q1, f)) return;
       if (count < out.capacity) out.items[e * out.capacity + count] = f;
       ++count;
@@ -237,9 +249,9 @@ struct EdgeCollidingEdgesDetection {
   static constexpr int kSharedBytesPerThread = kTraversalStackEntries * int(sizeof(int));
   EdgeEdgeQuery query;
   WEFT_HD void operator()(int e, unsigned char* scratch) const {
-    query.run(e, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
-      bvhQueryShortStack(query.edgeBvh, lo, hi, reinterpret_cast<int*>(scratch),
-                         kTraversalStackEntries, visit);
+    query.run(e, [&](int root, const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryShortStackFrom(query.edgeBvh, root, lo, hi, reinterpret_cast<int*>(scratch),
+                             kTraversalStackEntries, visit);
     });
   }
 };
@@ -248,8 +260,8 @@ struct EdgeCollidingEdgesDetectionStackless {
   static constexpr KernelId kId = KernelId::edge_colliding_edges_detection_stackless;
   EdgeEdgeQuery query;
   WEFT_HD void operator()(int e) const {
-    query.run(e, [&](const Vec3& lo, const Vec3& hi, auto&& visit) {
-      bvhQueryStackless(query.edgeBvh, lo, hi, visit);
+    query.run(e, [&](int root, const Vec3& lo, const Vec3& hi, auto&& visit) {
+      bvhQueryStacklessFrom(query.edgeBvh, root, lo, hi, visit);
     });
   }
 };
@@ -266,14 +278,15 @@ struct VertexTriangleCollisionDetectionCooperative {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int v) const {
-    if (query.keepsLists()) return;
+    if (query.keepsLists(v)) return;
     const CandidateLists& out = query.out;
     const Vec3 x = query.positions[v];
     Vec3 lower, upper;
     query.queryBox(v, lower, upper);
     int* mine = hits + v * out.capacity;
-    const int count = bvhQueryGroup(g, query.triangleBvh, lower, upper, mine, out.capacity,
-                                    [&](int t) { return query.accepts(v, x, t); });
+    const int count =
+        bvhQueryGroupFrom(g, query.triangleBvh, query.root(v), lower, upper, mine, out.capacity,
+                          [&](int t) { return query.accepts(v, x, t); });
     bvhWriteSortedPrimitives(g, query.triangleBvh, mine, count, out.capacity,
                              out.items + v * out.capacity);
     if (g.rank() == 0) query.record(v, count);
@@ -289,19 +302,20 @@ struct EdgeCollidingEdgesDetectionCooperative {
 
   template <class Group>
   WEFT_HD void operator()(const Group& g, int e) const {
-    if (query.keepsLists()) return;
+    const Int4 a = query.edges[e];
+    if (query.keepsLists(a)) return;
     if (!query.queries(e)) {
       if (g.rank() == 0) query.record(e, 0);
       return;
     }
     const CandidateLists& out = query.out;
-    const Int4 a = query.edges[e];
     const Vec3 p1 = query.positions[a.z], q1 = query.positions[a.w];
     Vec3 lower, upper;
     query.queryBox(p1, q1, lower, upper);
     int* mine = hits + e * out.capacity;
-    const int count = bvhQueryGroup(g, query.edgeBvh, lower, upper, mine, out.capacity,
-                                    [&](int f) { return query.accepts(e, a, p1, q1, f); });
+    const int count =
+        bvhQueryGroupFrom(g, query.edgeBvh, query.root(a), lower, upper, mine, out.capacity,
+                          [&](int f) { return query.accepts(e, a, p1, q1, f); });
     bvhWriteSortedPrimitives(g, query.edgeBvh, mine, count, out.capacity,
                              out.items + e * out.capacity);
     if (g.rank() == 0) query.record(e, count);
@@ -316,12 +330,12 @@ struct CollectTriangleCollidingVertices {
   static constexpr KernelId kId = KernelId::collect_triangle_colliding_vertices;
   CandidateLists vertexTriangles;                // per vertex: triangle ids (read)
   CandidateLists triangleVertices;               // per triangle: vertex ids (appended)
-  const int* __restrict__ onlyIf = nullptr;      // as VertexTriangleQuery::onlyIf
+  ListGate gate;                                 // as VertexTriangleQuery::gate
   const Vec3* __restrict__ positions = nullptr;  // (numParticles) or null: where the lists are
   Vec3* __restrict__ listPositions = nullptr;    //   found, copied to listPositions [m]
 
   WEFT_HD void operator()(int v) const {
-    if (onlyIf && *onlyIf == 0) return;
+    if (!gate.builds(v)) return;
     if (listPositions) listPositions[v] = positions[v];
     const int n = vertexTriangles.counts[v] < vertexTriangles.capacity ? vertexTriangles.counts[v]
                                                                        : vertexTriangles.capacity;
@@ -341,11 +355,13 @@ struct CollectTriangleCollidingVertices {
 struct SortTriangleCollidingVertices {
   static constexpr KernelId kId = KernelId::sort_triangle_colliding_vertices;
   CandidateLists triangleVertices;
-  ContactStatus* __restrict__ status;        // also counts the detections that built lists
-  const int* __restrict__ onlyIf = nullptr;  // as VertexTriangleQuery::onlyIf
+  ContactStatus* __restrict__ status;  // also counts the detections that built lists (of the
+                                       // world of triangle 0, in a batch)
+  const Int3* __restrict__ triangles;  // (numTriangles), for the gate
+  ListGate gate;                       // as VertexTriangleQuery::gate
 
   WEFT_HD void operator()(int t) const {
-    if (onlyIf && *onlyIf == 0) return;
+    if (!gate.builds(triangles[t].x)) return;
     if (t == 0) atomicAddInt(&status->listBuilds, 1);
     const int count = triangleVertices.counts[t];
     const int n = count < triangleVertices.capacity ? count : triangleVertices.capacity;
@@ -354,22 +370,27 @@ struct SortTriangleCollidingVertices {
   }
 };
 
-/// measure_list_drift: raises `stale` when some particle moved more than the slack s since the
-/// lists were found (|x − p|² > s², or not a number: the lists' positions are invalid until the
-/// first detection). The flag is zeroed before, and only ever set to 1 here, so the result does
-/// not depend on the order; a thread that sees it raised already skips its atomic.
+/// measure_list_drift: raises particle i's world's flag, and the flag of any world, when i moved
+/// more than the slack s since the lists were found (|x − p|² > s², or not a number: the lists'
+/// positions are invalid until the first detection). The flags are zeroed before, and only ever
+/// set to 1 here, so the result does not depend on the order; a thread that sees a flag raised
+/// already skips its atomic.
 struct MeasureListDrift {
   static constexpr KernelId kId = KernelId::measure_list_drift;
   float slackSquared;                      // s² [m²]
   const Vec3* __restrict__ positions;      // (numParticles) x [m]
   const Vec3* __restrict__ listPositions;  // (numParticles) where the lists were found [m]
-  int* __restrict__ stale;                 // (1) out: 1 if the lists must be built again
+  const int* __restrict__ worlds;          // (numParticles) world of each particle, or null
+  int* __restrict__ stale;                 // (worlds) out: 1 if world w's lists are built again
+  int* __restrict__ anyStale;              // (1) out: 1 if some world's are (the trees' refit)
 
   WEFT_HD void operator()(int i) const {
     const Vec3 d = positions[i] - listPositions[i];
     if (dot(d, d) <= slackSquared) return;
-    if (*static_cast<const volatile int*>(stale) != 0) return;
-    atomicMaxInt(stale, 1);
+    int* mine = stale + (worlds ? worlds[i] : 0);
+    if (*static_cast<const volatile int*>(mine) == 0) atomicMaxInt(mine, 1);
+    if (anyStale != mine && *static_cast<const volatile int*>(anyStale) == 0)
+      atomicMaxInt(anyStale, 1);
   }
 };
 

@@ -60,7 +60,8 @@ struct VertexSolve {
   const int* __restrict__ hingeOffsets;     // (numParticles + 1) into hingeEntries
   const int* __restrict__ hingeEntries;     // pairs (edge, slot) of interior hinges with ke > 0
   int numShapes;
-  const ShapeContact* __restrict__ shapeContacts;      // (numParticles x numShapes)
+  int shapeSlots;                                      // shape-contact slots per particle
+  const ShapeContact* __restrict__ shapeContacts;      // (numParticles x shapeSlots)
   const Transform* __restrict__ shapePoses;            // (2 x numShapes): end, start of substep
   const ContactMaterial* __restrict__ shapeMaterials;  // (numShapes) mixed with the particles'
   const float* __restrict__ shapeMargins;              // (numShapes) [m]
@@ -101,7 +102,7 @@ struct VertexSolve {
   /// Force and Hessian on v from its shape-contact slot `c` (zero for an empty slot: unused
   /// slots are marked shape = -1, kernels/generate_particle_shape_contacts.cuh).
   WEFT_HD ForceHessian shapeContact(int v, int c) const {
-    const ShapeContact contact = shapeContacts[size_t(v) * numShapes + c];
+    const ShapeContact contact = shapeContacts[size_t(v) * shapeSlots + c];
     if (contact.shape < 0) return ForceHessian{};
     const int s = contact.shape;
     const ContactMaterial m = shapeMaterials[s];
@@ -121,8 +122,8 @@ struct VertexSolve {
     ForceHessian total = elastic;
     total.force += (inertia[v] - x) * inertiaStiffness;
     total.hessian += Mat33::diagonal(inertiaStiffness);
-    const ShapeContact* contacts = shapeContacts + size_t(v) * numShapes;
-    for (int c = 0; c < numShapes && contacts[c].shape >= 0; ++c) total += shapeContact(v, c);
+    const ShapeContact* contacts = shapeContacts + size_t(v) * shapeSlots;
+    for (int c = 0; c < shapeSlots && contacts[c].shape >= 0; ++c) total += shapeContact(v, c);
     if (contactForces) {
       total.force += contactForces[v];
       total.hessian += contactHessians[v];

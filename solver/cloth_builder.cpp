@@ -465,4 +465,109 @@ ModelDesc ClothBuilder::finalize(const ColoringOptions& coloring) const {
   return model;
 }
 
+ModelDesc combineWorlds(std::span<const ModelDesc* const> worlds, const Vec3& spacing) {
+  if (worlds.empty()) throw Error("combineWorlds needs at least one world");
+  int colors = 0;
+  for (const ModelDesc* desc : worlds) {
+    if (!desc->worlds.empty() || !desc->worldRanges.particles.empty())
+      throw Error("combineWorlds: a model has worlds already");
+    if (desc->adjacency.triangleOffsets.size() != size_t(desc->numParticles()) + 1 ||
+        desc->coloring.colorOffsets.empty())
+      throw Error("combineWorlds: a model has no adjacency or coloring (finalize() it first)");
+    if (desc->coloring.includesBending != worlds.front()->coloring.includesBending)
+      throw Error("combineWorlds: the models were colored with different options");
+    colors = std::max(colors, desc->coloring.numColors());
+  }
+  const int n = int(worlds.size());
+  ModelDesc out;
+  ModelDesc::WorldRanges& ranges = out.worldRanges;
+  ranges.particles.assign(size_t(n) + 1, 0);
+  ranges.triangles.assign(size_t(n) + 1, 0);
+  ranges.edges.assign(size_t(n) + 1, 0);
+  ranges.shapes.assign(size_t(n) + 1, 0);
+  for (int k = 0; k < n; ++k) {
+    const ModelDesc& d = *worlds[size_t(k)];
+    ranges.particles[size_t(k) + 1] = ranges.particles[size_t(k)] + d.numParticles();
+    ranges.triangles[size_t(k) + 1] = ranges.triangles[size_t(k)] + d.numTriangles();
+    ranges.edges[size_t(k) + 1] = ranges.edges[size_t(k)] + d.numEdges();
+    ranges.shapes[size_t(k) + 1] = ranges.shapes[size_t(k)] + int(d.shapes.size());
+  }
+  const auto append = [](auto& to, const auto& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  // Adjacency rows of world k: offsets past the rows before, (element, slot) entries with the
+  // element moved past the elements before.
+  const auto appendRows = [](std::vector<int>& offsets, std::vector<int>& entries,
+                             const std::vector<int>& worldOffsets,
+                             const std::vector<int>& worldEntries, int elementBegin) {
+    const int entryBegin = int(entries.size());
+    if (offsets.empty()) offsets.push_back(0);
+    for (size_t v = 1; v < worldOffsets.size(); ++v)
+      offsets.push_back(worldOffsets[v] + entryBegin);
+    for (size_t i = 0; i < worldEntries.size(); i += 2) {
+      entries.push_back(worldEntries[i] + elementBegin);
+      entries.push_back(worldEntries[i + 1]);
+    }
+  };
+  for (int k = 0; k < n; ++k) {
+    const ModelDesc& d = *worlds[size_t(k)];
+    const int P = ranges.particles[size_t(k)];
+    const Vec3 offset = spacing * float(k);
+    const auto particle = [&](int p) { return p < 0 ? p : p + P; };
+    const auto moved = [&](Transform t) {
+      t.p = t.p + offset;
+      return t;
+    };
+    for (const Vec3& x : d.positions) out.positions.push_back(x + offset);
+    append(out.velocities, d.velocities);
+    append(out.masses, d.masses);
+    append(out.radii, d.radii);
+    out.worlds.insert(out.worlds.end(), size_t(d.numParticles()), k);
+    for (const Int3& t : d.triangles) out.triangles.push_back({t.x + P, t.y + P, t.z + P});
+    append(out.triangleRestInverse, d.triangleRestInverse);
+    append(out.triangleRestAreas, d.triangleRestAreas);
+    append(out.triangleMaterials, d.triangleMaterials);
+    for (const Int4& e : d.edges)
+      out.edges.push_back({particle(e.x), particle(e.y), particle(e.z), particle(e.w)});
+    append(out.edgeRestAngles, d.edgeRestAngles);
+    append(out.edgeRestLengths, d.edgeRestLengths);
+    append(out.edgeMaterials, d.edgeMaterials);
+    appendRows(out.adjacency.triangleOffsets, out.adjacency.triangleEntries,
+               d.adjacency.triangleOffsets, d.adjacency.triangleEntries,
+               ranges.triangles[size_t(k)]);
+    appendRows(out.adjacency.edgeOffsets, out.adjacency.edgeEntries, d.adjacency.edgeOffsets,
+               d.adjacency.edgeEntries, ranges.edges[size_t(k)]);
+    append(out.coloring.colorOfParticle, d.coloring.colorOfParticle);
+    // Each distinct model's warnings once, named by the first world that has it.
+    if (std::find(worlds.begin(), worlds.begin() + k, worlds[size_t(k)]) == worlds.begin() + k)
+      for (const std::string& w : d.warnings)
+        out.warnings.push_back(n > 1 ? "world " + std::to_string(k) + ": " + w : w);
+    for (ShapeDesc s : d.shapes) {
+      s.motion.pose0 = moved(s.motion.pose0);
+      for (Transform& t : s.motionSamples) t = moved(t);
+      s.name = "world " + std::to_string(k) + " " + s.name;
+      out.shapes.push_back(std::move(s));
+    }
+    for (DriverDesc driver : d.drivers) {
+      driver.driver.axisPoint = driver.driver.axisPoint + offset;
+      for (int& p : driver.particles) p += P;
+      out.drivers.push_back(std::move(driver));
+    }
+  }
+  // Color c: its particles of world 0, then of world 1, ...
+  out.coloring.includesBending = worlds.front()->coloring.includesBending;
+  out.coloring.colorOffsets.push_back(0);
+  for (int c = 0; c < colors; ++c) {
+    for (int k = 0; k < n; ++k) {
+      const Coloring& coloring = worlds[size_t(k)]->coloring;
+      if (c >= coloring.numColors()) continue;
+      for (int i = coloring.colorOffsets[size_t(c)]; i < coloring.colorOffsets[size_t(c) + 1]; ++i)
+        out.coloring.particlesByColor.push_back(coloring.particlesByColor[size_t(i)] +
+                                                ranges.particles[size_t(k)]);
+    }
+    out.coloring.colorOffsets.push_back(int(out.coloring.particlesByColor.size()));
+  }
+  return out;
+}
+
 }  // namespace weft

@@ -23,6 +23,7 @@
 // once for a particle that does not exist, since nothing sensible could be recorded.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -115,5 +116,16 @@ class ClothBuilder {
   int numGrids_ = 0, numMeshes_ = 0;  // for naming
   std::vector<std::string> warnings_;
 };
+
+/// Finalized cloth models in one (the many-worlds layout, ModelDesc::worldRanges): world k's
+/// particles, triangles, bending edges, shapes and drivers follow world k − 1's, each in its
+/// model's order, placed `spacing`·k further; its particles carry world k (ModelDesc::worlds), so
+/// self-contact never pairs two worlds, and they touch only world k's shapes. The worlds may differ
+/// (a parameter sweep). Nothing is recomputed: adjacency rows are shifted, and color c holds color
+/// c's particles of every world in turn, so one launch per color covers all worlds and each
+/// world's particles meet the colors they meet alone. With a zero spacing world k's bits are those
+/// of its model run alone. Throws weft::Error for no worlds, a model that has worlds already, or
+/// one that was not finalized.
+ModelDesc combineWorlds(std::span<const ModelDesc* const> worlds, const Vec3& spacing = {});
 
 }  // namespace weft

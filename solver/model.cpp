@@ -127,12 +127,33 @@ Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& o
   edgeOffsets = DeviceBuffer<int>(device, desc.adjacency.edgeOffsets);
   edgeEntries = DeviceBuffer<int>(device, desc.adjacency.edgeEntries);
 
-  // Self-contact: rest shape, worlds and the topological filter (built once on the host).
-  if (options.selfContact.enabled) {
-    if (!desc.worlds.empty() && int(desc.worlds.size()) != numParticles)
-      throw Error("the model's world ids do not match its particle count");
-    restPositions = DeviceBuffer<Vec3>(device, desc.positions);
+  // Worlds: the self-contact filter's ids, and a batch's ranges.
+  if (!desc.worlds.empty() && int(desc.worlds.size()) != numParticles)
+    throw Error("the model's world ids do not match its particle count");
+  worldRanges = desc.worldRanges;
+  numWorlds = worldRanges.count();
+  if (numWorlds > 1) {
+    const ModelDesc::WorldRanges& r = worldRanges;
+    const auto spans = [&](const std::vector<int>& begin, int total) {
+      return int(begin.size()) == numWorlds + 1 && begin.front() == 0 && begin.back() == total &&
+             std::is_sorted(begin.begin(), begin.end());
+    };
+    if (!spans(r.particles, numParticles) || !spans(r.triangles, numTriangles) ||
+        !spans(r.edges, numEdges) || !spans(r.shapes, numShapes) || desc.worlds.empty())
+      throw Error("internal error: the model's world ranges do not cover its items");
+    shapeSlots = 0;
+    for (int k = 0; k < numWorlds; ++k)
+      shapeSlots = std::max(shapeSlots, r.shapes[size_t(k) + 1] - r.shapes[size_t(k)]);
+    shapeWorldBegin = DeviceBuffer<int>(device, r.shapes);
+  } else {
+    shapeSlots = numShapes;
+  }
+  if (!desc.worlds.empty() && (numWorlds > 1 || options.selfContact.enabled))
     worlds = DeviceBuffer<int>(device, desc.worlds);
+
+  // Self-contact: rest shape and the topological filter (built once on the host).
+  if (options.selfContact.enabled) {
+    restPositions = DeviceBuffer<Vec3>(device, desc.positions);
     const ContactFilter filter = buildContactFilter(desc, options.selfContact.topologicalFilter);
     vertexFilterOffsets = DeviceBuffer<int>(device, filter.vertexTriangleOffsets);
     vertexFilterValues = DeviceBuffer<int>(device, filter.vertexTriangles);
@@ -205,7 +226,7 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
       inertia(device, size_t(model.numParticles)),
       displacements(device, size_t(model.numParticles)),
       shapePoses(device, size_t(2 * model.numShapes)),
-      shapeContacts(device, size_t(model.numParticles) * size_t(model.numShapes)) {
+      shapeContacts(device, size_t(model.numParticles) * size_t(model.shapeSlots)) {
   const SelfContactOptions& sc = options.selfContact;
   if (!sc.enabled) return;
   const size_t n = size_t(model.numParticles);
@@ -221,6 +242,10 @@ Scratch::Scratch(const Device& device, const Model& model, const SolverOptions& 
   topology.edges = model.edges.data();
   topology.restPositions = model.restPositions.data();
   topology.worlds = model.worlds.empty() ? nullptr : model.worlds.data();
+  if (model.numWorlds > 1) {
+    topology.triangleWorldBegin = model.worldRanges.triangles;
+    topology.edgeWorldBegin = model.worldRanges.edges;
+  }
   topology.vertexFilterOffsets = model.vertexFilterOffsets.data();
   topology.vertexFilterValues = model.vertexFilterValues.data();
   topology.edgeFilterOffsets = model.edgeFilterOffsets.data();

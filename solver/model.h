@@ -64,6 +64,9 @@ class Model {
   Model(const Device& device, const ModelDesc& desc, const SolverOptions& options);
 
   int numParticles = 0, numTriangles = 0, numEdges = 0, numShapes = 0, numDriven = 0;
+  int numWorlds = 1;   // worlds of a batch (ModelDesc::worldRanges)
+  int shapeSlots = 0;  // shape-contact slots per particle: numShapes, or a world's most shapes
+  ModelDesc::WorldRanges worldRanges;  // host copy (empty: one world)
 
   // Particles
   DeviceBuffer<float> masses;     // (numParticles) [kg]
@@ -95,8 +98,8 @@ class Model {
   DeviceBuffer<int> edgeEntries;      // (2 x ...) (edge, slot 0..3)
 
   // Self-contact data (empty when self-contact is off)
-  DeviceBuffer<Vec3> restPositions;       // (numParticles) [m]
-  DeviceBuffer<int> worlds;               // (numParticles) or empty (one world)
+  DeviceBuffer<Vec3> restPositions;  // (numParticles) [m]
+  DeviceBuffer<int> worlds;  // (numParticles) world ids, with self-contact or worlds; else empty
   DeviceBuffer<int> vertexFilterOffsets;  // (numParticles + 1) topological filter
   DeviceBuffer<int> vertexFilterValues;   //   sorted triangle ids per vertex
   DeviceBuffer<int> edgeFilterOffsets;    // (numEdges + 1)
@@ -117,6 +120,7 @@ class Model {
   DeviceBuffer<Transform> motionSamples;         // (numSamples) all shapes' sampled poses
   DeviceBuffer<ContactMaterial> shapeMaterials;  // (numShapes), mixed with particleContact
   DeviceBuffer<float> shapeMargins;              // (numShapes) [m]
+  DeviceBuffer<int> shapeWorldBegin;             // (numWorlds + 1) with worlds, else empty
 
   // Driven particles
   DeviceBuffer<int> drivenParticles;     // (numDriven) particle ids
@@ -147,7 +151,7 @@ struct Scratch {
   DeviceBuffer<Vec3> inertia;          // (numParticles) y = x_n + dt·v + dt²·g [m]
   DeviceBuffer<Vec3> displacements;    // (numParticles) Δ since the last anchor [m]
   DeviceBuffer<Transform> shapePoses;  // (2 x numShapes): end, start of the substep
-  DeviceBuffer<ShapeContact> shapeContacts;  // (numParticles x numShapes)
+  DeviceBuffer<ShapeContact> shapeContacts;  // (numParticles x shapeSlots)
 
   // Self-contact (allocated only when enabled)
   std::unique_ptr<SelfContactDetector> selfContact;  // trees and candidate lists

@@ -94,6 +94,16 @@ struct ModelDesc {
   std::vector<ShapeDesc> shapes;
   std::vector<DriverDesc> drivers;
 
+  // Worlds of a batch (combineWorlds in solver/cloth_builder.h; empty: one world). World k owns
+  // particles [particles[k], particles[k + 1]), and likewise its triangles, bending edges and
+  // shapes; `worlds` then holds k for each of its particles. A world's particles touch only its
+  // own shapes and its own mesh.
+  struct WorldRanges {
+    std::vector<int> particles, triangles, edges, shapes;  // (worlds + 1) each, or all empty
+    int count() const { return particles.empty() ? 1 : int(particles.size()) - 1; }
+  };
+  WorldRanges worldRanges;
+
   int numParticles() const { return int(positions.size()); }
   int numTriangles() const { return int(triangles.size()); }
   int numEdges() const { return int(edges.size()); }

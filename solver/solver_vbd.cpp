@@ -105,9 +105,12 @@ void SolverVBD::generateShapeContacts(const State& state, Scratch& scratch) cons
   if (model_.numShapes == 0) return;
   launch(device_, model_.numParticles,
          GenerateParticleShapeContacts{
-             model_.numShapes, options_.shapeContactMargin, state.positions.data(),
-             model_.invMasses.data(), model_.radii.data(), model_.shapeGeometry.data(),
-             model_.shapeMargins.data(), scratch.shapePoses.data(), scratch.shapeContacts.data()});
+             model_.numShapes, model_.shapeSlots,
+             model_.numWorlds > 1 ? model_.worlds.data() : nullptr,
+             model_.numWorlds > 1 ? model_.shapeWorldBegin.data() : nullptr,
+             options_.shapeContactMargin, state.positions.data(), model_.invMasses.data(),
+             model_.radii.data(), model_.shapeGeometry.data(), model_.shapeMargins.data(),
+             scratch.shapePoses.data(), scratch.shapeContacts.data()});
 }
 
 void SolverVBD::detectSelfContact(const State& state, Scratch& scratch, bool mayKeepLists) const {
@@ -179,6 +182,7 @@ void SolverVBD::solveColor(int color, const State& state, Scratch& scratch) cons
                           model_.solveHingeOffsets.data(),
                           model_.solveHingeEntries.data(),
                           model_.numShapes,
+                          model_.shapeSlots,
                           scratch.shapeContacts.data(),
                           scratch.shapePoses.data(),
                           model_.shapeMaterials.data(),

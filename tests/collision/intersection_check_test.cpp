@@ -421,6 +421,55 @@ TEST(IntersectionCounter, CudaCountAndPairsEqualCpu) {
   }
 }
 
+/// Meshes in one batch of worlds, all at the same place: each world's count is its own mesh's, and
+/// the overlapping worlds add nothing (an edge meets only its own world's triangles).
+void checkWorldsCountApart(const Device& device) {
+  const Mesh worlds[] = {foldedGrid(12, 60, 0.05f), gridMesh(12, 60, 0.05f), linkedTriangles(),
+                         foldedGrid(12, 60, 0.05f)};
+  Mesh all;
+  std::vector<int> worldOf, triangleBegin{0};
+  for (int k = 0; k < 4; ++k) {
+    const Mesh& m = worlds[k];
+    const int first = int(all.positions.size());
+    all.positions.insert(all.positions.end(), m.positions.begin(), m.positions.end());
+    for (const Int3& t : m.triangles)
+      all.triangles.push_back({t.x + first, t.y + first, t.z + first});
+    for (const Int4& e : m.edges)
+      all.edges.push_back({e.x + first, e.y < 0 ? -1 : e.y + first, e.z + first, e.w + first});
+    worldOf.insert(worldOf.end(), m.positions.size(), k);
+    triangleBegin.push_back(int(all.triangles.size()));
+  }
+  DeviceBuffer<Vec3> positions(device, all.positions);
+  IntersectionCounter counter(device, int(all.positions.size()), all.triangles, all.edges, worldOf,
+                              triangleBegin);
+  ASSERT_EQ(counter.numWorlds(), 4);
+  std::vector<int> expected;
+  int total = 0;
+  for (const Mesh& m : worlds) {
+    expected.push_back(int(bruteForcePairs(m).size()));
+    total += expected.back();
+  }
+  EXPECT_GT(expected[0], 0);
+  EXPECT_EQ(expected[1], 0);
+  EXPECT_EQ(expected[2], 2);
+  EXPECT_EQ(counter.countPerWorld(positions.data()), expected);
+  EXPECT_EQ(counter.count(positions.data()), total);
+  // The same meshes without worlds: the overlapping copies pierce each other.
+  IntersectionCounter together(device, int(all.positions.size()), all.triangles, all.edges);
+  EXPECT_GT(together.count(positions.data()), total);
+  EXPECT_THROW(IntersectionCounter(device, int(all.positions.size()), all.triangles, all.edges, {},
+                                   triangleBegin),
+               Error);
+}
+
+TEST(IntersectionCounter, WorldsAreCountedApartOnCpu) {
+  checkWorldsCountApart(*test::openCpu());
+}
+TEST(IntersectionCounter, WorldsAreCountedApartOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  checkWorldsCountApart(*gpu);
+}
+
 TEST(IntersectionCounter, RejectsOutOfRangeIndices) {
   auto cpu = test::openCpu();
   const std::vector<Int3> triangles{{0, 1, 3}};
