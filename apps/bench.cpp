@@ -92,10 +92,6 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
                                      const std::vector<int>& worlds, const LaunchTable* table,
                                      int warmFrames, int timedFrames) {
   const Scene& scene = findScene(sceneName);
-  if (!scene.cable)
-    throw Error("--worlds: " + sceneName +
-                " is a cloth scene (many worlds are for cable scenes "
-                "so far)");
   const size_t deviceBytes = device.isCuda() ? device.gpu().totalMemoryBytes : 0;
   std::vector<WorldsTiming> out;
   bool stop = false;
@@ -121,7 +117,8 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
     try {
       checkSceneFits(scene, options, availableHostMemory(), deviceBytes);
       std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene, options);
-      t.bodies = sim->elementCount();
+      t.elements = sim->elementCount();
+      t.size = sim->sizeLabel();
       for (int f = 0; f < warmFrames; ++f) {
         throwIfInterrupted();
         sim->advanceFrame();

@@ -81,14 +81,15 @@ ConvergenceSummary windowConvergence(const Device& device, const std::string& sc
 /// One batch size of a many-worlds scaling run.
 struct WorldsTiming {
   int worlds = 0;
-  int bodies = 0;                     // of the whole batch
+  int elements = 0;                   // bodies or particles of the whole batch
+  std::string size;                   // "4096 bodies", "1820 particles"
   Spread usPerSubstep;                // frame time / substeps over the timed frames
   double worldSubstepsPerSecond = 0;  // worlds × substeps / median frame time
   int tunedWorlds = 0;                // the table's batch entries used ("scene@W"); 0: none
   std::string skipped;                // why this size was not measured ("" = measured)
 };
 
-/// Cable scene `sceneName` as a batch of each count in `worlds` (ascending): built with that many
+/// Scene `sceneName` as a batch of each count in `worlds` (ascending): built with that many
 /// worlds, the launch sizes `table` gives a batch of that size (its "scene@W" entries, else the
 /// one-world sizes), `warmFrames` frames run, then `timedFrames` frames timed (one graph replay
 /// each, CUDA events; host clock on the CPU). The worlds sit where the scene puts them (they never

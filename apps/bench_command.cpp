@@ -359,7 +359,7 @@ std::string markdown(const nlohmann::json& all) {
     if (!s.contains("worlds")) continue;
     if (!worldsHeader) {
       md << "## Many worlds per GPU\n\n"
-            "Each cable scene replicated into N worlds in one model (`weft bench --worlds`; "
+            "Each scene replicated into N worlds in one model (`weft bench --worlds`; "
             "docs/PERFORMANCE.md): built, 3 frames run, then 10 frames timed, each one graph "
             "replay with CUDA events; µs per substep is the median frame time / substeps, "
             "world-substeps per second is N / that. Launch sizes: the table's batch entries "
@@ -367,7 +367,7 @@ std::string markdown(const nlohmann::json& all) {
             "Reference: Newton 1.8.0 replicated the same way on an H100 (2026-11-23, frame graphs, "
             "10 warm frames, median of 20).\n\n"
             "![world-substeps per second against worlds](benchmarks_worlds.svg)\n\n"
-            "| scene | worlds | bodies | µs/substep | world-substeps/s | × one world | launch "
+            "| scene | worlds | size | µs/substep | world-substeps/s | × one world | launch "
             "sizes | "
             "reference world-substeps/s | vs reference |\n"
             "|---|---|---|---|---|---|---|---|---|\n";
@@ -383,10 +383,10 @@ std::string markdown(const nlohmann::json& all) {
       }
       const double rate = w["world_substeps_per_s"].get<double>();
       if (n == 1) single = rate;
-      md << w["bodies"].get<int>() << " | " << formatFixed(w["us_per_substep"].get<double>(), 1)
-         << " (±" << formatFixed(w["spread_percent"].get<double>(), 0) << "%) | "
-         << formatFixed(rate, 0) << " | "
-         << (single > 0.0 ? formatFixed(rate / single, 1) + "×" : "–") << " | "
+      md << w["size"].get<std::string>() << " | "
+         << formatFixed(w["us_per_substep"].get<double>(), 1) << " (±"
+         << formatFixed(w["spread_percent"].get<double>(), 0) << "%) | " << formatFixed(rate, 0)
+         << " | " << (single > 0.0 ? formatFixed(rate / single, 1) + "×" : "–") << " | "
          << w["launch_sizes"].get<std::string>() << " | ";
       double ref = 0.0;
       if (s.contains("worlds_reference"))
@@ -434,11 +434,6 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
   checkOutputFile(options.jsonPath, "--json");  // before the measurements, not after them
   checkOutputFile(options.markdownPath, "--markdown");
   const std::vector<int> worldCounts = parseWorldCounts(options.worlds);
-  if (!worldCounts.empty() && std::none_of(scenes.begin(), scenes.end(),
-                                           [](const std::string& n) { return findScene(n).cable; }))
-    throw Error(
-        "--worlds times cable scenes (many worlds of a cloth scene are not supported "
-        "yet); none of the scenes given is one");
   std::string worldsPlot;  // beside the page: the scaling chart it shows
   if (!worldCounts.empty() && !options.markdownPath.empty()) {
     worldsPlot =
@@ -522,9 +517,7 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
       out << line;
       if (r.usPerSubstep.spreadPercent() > 3.0) noisy = true;
     }
-    if (!worldCounts.empty() && !findScene(name).cable) {
-      out << "  " << name << ": no batches (many worlds are for cable scenes so far)\n";
-    } else if (!worldCounts.empty()) {
+    if (!worldCounts.empty()) {
       const LaunchTable* table = nullptr;
       for (const TableRun& t : tables)
         if (t.table) table = &*t.table;
@@ -538,16 +531,17 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
           std::snprintf(line, sizeof(line), "  %-16s %7d worlds   skipped: %s\n", name.c_str(),
                         w.worlds, w.skipped.c_str());
         } else {
-          j["bodies"] = w.bodies;
+          j["elements"] = w.elements;
+          j["size"] = w.size;
           j["us_per_substep"] = w.usPerSubstep.median;
           j["spread_percent"] = w.usPerSubstep.spreadPercent();
           j["world_substeps_per_s"] = w.worldSubstepsPerSecond;
           j["launch_sizes"] =
               w.tunedWorlds > 0 ? batchSceneKey(name, w.tunedWorlds) : std::string("one world's");
           std::snprintf(line, sizeof(line),
-                        "  %-16s %7d worlds %9d bodies %12.1f us/substep %14.0f world-substeps/s"
+                        "  %-16s %7d worlds %18s %12.1f us/substep %14.0f world-substeps/s"
                         " (%s)\n",
-                        name.c_str(), w.worlds, w.bodies, w.usPerSubstep.median,
+                        name.c_str(), w.worlds, w.size.c_str(), w.usPerSubstep.median,
                         w.worldSubstepsPerSecond, j["launch_sizes"].get<std::string>().c_str());
         }
         out << line;

@@ -105,7 +105,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                      "3) or a range FIRST:LAST (linear over the worlds) makes a sweep");
   runCmd
       ->add_option("--worlds", run.worlds,
-                   "cable scenes: simulate N copies of the scene in one model, solved together "
+                   "simulate N copies of the scene in one model, solved together "
                    "(worlds never touch; checks are judged per world and reported as counts)")
       ->check(wholeNumber(1, 1000000));
   runCmd
@@ -162,7 +162,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   tuneCmd->add_flag("--quick", tune.quick, "a fast, rougher pass (about 2 minutes)");
   tuneCmd
       ->add_option("--worlds", tune.worlds,
-                   "cable scenes: tune each scene as a batch of N worlds and add its sizes to "
+                   "tune each scene as a batch of N worlds and add its sizes to "
                    "the existing table as entries \"SCENE@N\", used by runs of N or more worlds "
                    "(the other entries are kept)")
       ->check(wholeNumber(1, 1000000));
@@ -181,7 +181,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   benchCmd->add_option("--json", bench.jsonPath, "write the results as JSON");
   benchCmd->add_option("--markdown", bench.markdownPath, "write the benchmarks page");
   benchCmd->add_option("--worlds", bench.worlds,
-                       "also time each cable scene as batches of these many worlds, e.g. "
+                       "also time each scene as batches of these many worlds, e.g. "
                        "1,16,256,1024,4096 (world-substeps per second; as many as fit)");
   benchCmd->add_option("--repetitions", bench.repetitions, "timed repetitions per scene")
       ->check(wholeNumber(1, 100000))

@@ -154,6 +154,85 @@ struct Divergence {
   int particle;
 };
 
+/// What a run of several worlds reports beside the scene's own lines (both paths).
+struct WorldsReport {
+  int count = 1;
+  Vec3 spacing;
+  double deviceMegabytes = 0.0;
+  int tunedWorlds = 0;  // the batch entries' size used (0: one world's launch sizes)
+  std::vector<SceneOptions> values;
+  std::vector<WorldCheckSummary> checks;
+
+  std::string launchSizes(const Scene& scene) const {
+    return tunedWorlds > 0 ? batchSceneKey(scene.name, tunedWorlds) : std::string("one world's");
+  }
+
+  /// The "launch sizes", "worlds" and "sweep" lines (nothing for one world).
+  void print(std::ostream& out, const Scene& scene, const SceneOptions& options,
+             const Device& device) const {
+    if (count < 2) return;
+    if (device.isCuda())
+      out << "  launch sizes  "
+          << (tunedWorlds > 0 ? "the table's entries for " + std::to_string(tunedWorlds) +
+                                    " worlds (" + launchSizes(scene) + ")"
+                              : "one world's (no batch entries for " + scene.name +
+                                    "; `weft tune-launch --scenes " + scene.name + " --worlds " +
+                                    std::to_string(count) + "` measures them)")
+          << "\n";
+    out << "  worlds        " << count << " in one model, world k moved by k x (" << spacing.x
+        << ", " << spacing.y << ", " << spacing.z << ") m\n";
+    if (optionsVaryOverWorlds(options))
+      out << "  sweep         " << describeWorldVariation(options) << "\n";
+  }
+
+  /// The "memory" line.
+  void printMemory(std::ostream& out, const Device& device) const {
+    out << "  memory        " << formatFixed(deviceMegabytes, 1) << " MB of "
+        << (device.isCuda() ? "GPU" : "solver") << " buffers"
+        << (count > 1 ? ", " + formatFixed(deviceMegabytes / count, 3) + " MB per world" : "")
+        << "\n";
+  }
+
+  /// The summary's "worlds" object.
+  nlohmann::json json(const Scene& scene, const SceneOptions& options, const Device& device) const {
+    nlohmann::json j = {{"count", count},
+                        {"spacing_m", {spacing.x, spacing.y, spacing.z}},
+                        {"megabytes_per_world", deviceMegabytes / count},
+                        {"launch_sizes", device.isCuda() ? launchSizes(scene) : std::string("-")}};
+    if (optionsVaryOverWorlds(options)) {
+      nlohmann::json each = nlohmann::json::array();
+      for (const SceneOptions& o : values) each.push_back(o.values);
+      j["sweep"] = describeWorldVariation(options);
+      j["scene_options_per_world"] = each;
+    }
+    if (!checks.empty()) {
+      nlohmann::json passing = nlohmann::json::object(), failing = nlohmann::json::object();
+      for (const WorldCheckSummary& c : checks) {
+        passing[c.name] = c.passing;
+        failing[c.name] = c.failing;
+      }
+      j["checks_passing"] = passing;
+      j["checks_failing_worlds"] = failing;
+    }
+    return j;
+  }
+};
+
+/// The report of `worlds` run on `device` with `table`, its buffers taking `deviceBytes`.
+template <class Worlds>
+WorldsReport worldsReport(const Worlds& worlds, const Scene& scene, const Device& device,
+                          const TableSelection& table, size_t deviceBytes) {
+  WorldsReport r;
+  r.count = worlds.count();
+  r.spacing = worlds.spacing;
+  r.deviceMegabytes = double(deviceBytes) / 1e6;
+  r.values = worlds.values;
+  // Launch sizes of a batch: the table's entries for the largest tuned batch it fills, if any.
+  if (r.count > 1 && device.isCuda() && table.table)
+    batchEntries(*table.table, scene.name, r.count, &r.tunedWorlds);
+  return r;
+}
+
 /// weft run for a cable scene (RigidSimulation): the same flow as the cloth path below, with
 /// bodies instead of particles, and any number of worlds (scenes/worlds.h).
 int runCableScene(const RunOptions& options, const Scene& scene, const SceneOptions& sceneOptions,
@@ -199,7 +278,7 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
       integrity.front().record(desc, poses, frame);
     } else {
       for (int k = 0; k < numWorlds; ++k)
-        integrity[size_t(k)].record(worlds.model(k), worlds.worldPoses(poses, k), frame);
+        integrity[size_t(k)].record(worlds.model(k), worlds.placedAlone(poses, k), frame);
     }
     if (scene.rigidChecksUseHistory) history.push_back(poses);
     linear = sim.linearVelocities();
@@ -226,10 +305,12 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   if (writer) writer->finish();
 
   const int signal = divergence ? 0 : interruptSignal();
+  const size_t bytesAfter = liveDeviceBytes(device);  // with any growth of the contact buffers
+  WorldsReport report = worldsReport(worlds, scene, device, table,
+                                     bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0);
   std::vector<CheckResult> checks;
-  std::vector<WorldCheckSummary> worldChecks;
   if (divergence) {
-    const int world = worlds.worldOfBody(divergence->particle);
+    const int world = worlds.worldOf(divergence->particle);
     checks.push_back({"finite", false,
                       "body " + std::to_string(divergence->particle) +
                           (numWorlds > 1 ? " (world " + std::to_string(world) + ")" : "") +
@@ -241,16 +322,15 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     // Each world judged on its own bodies, where it would be alone.
     std::vector<std::vector<CheckResult>> perWorld(static_cast<size_t>(numWorlds));
     for (int k = 0; k < numWorlds; ++k) {
-      const std::vector<Transform> p = worlds.worldPoses(poses, k);
-      const std::vector<Vec3> v = worlds.worldVectors(linear, k),
-                              w = worlds.worldVectors(angular, k);
+      const std::vector<Transform> p = worlds.placedAlone(poses, k);
+      const std::vector<Vec3> v = worlds.part(linear, k), w = worlds.part(angular, k);
       std::vector<std::vector<Transform>> h;
-      for (const std::vector<Transform>& frame : history) h.push_back(worlds.worldPoses(frame, k));
+      for (const std::vector<Transform>& frame : history) h.push_back(worlds.placedAlone(frame, k));
       perWorld[size_t(k)] = scene.rigidChecks(RigidCheckInput{
           worlds.model(k), p, v, w, frames, frames / scene.fps, &integrity[size_t(k)], h});
     }
-    worldChecks = summarizeWorldChecks(perWorld);
-    checks = worldCheckResults(worldChecks);
+    report.checks = summarizeWorldChecks(perWorld);
+    checks = worldCheckResults(report.checks);
   }
   if (!divergence && !signal) {
     const RigidSimulation::ContactReport& r = sim.contactReport();
@@ -261,15 +341,6 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
                                      std::to_string(r.rowCapacity) + ")"
                                : "the last frame's contact rows overflowed"});
   }
-  const size_t bytesAfter = liveDeviceBytes(device);  // with any growth of the contact buffers
-  const double deviceMegabytes =
-      double(bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0) / 1e6;
-  // Launch sizes of a batch: the table's entries for the largest tuned batch it fills, if any.
-  int tunedWorlds = 0;
-  if (numWorlds > 1 && device.isCuda() && table.table)
-    batchEntries(*table.table, scene.name, numWorlds, &tunedWorlds);
-  const std::string batchSizes =
-      tunedWorlds > 0 ? batchSceneKey(scene.name, tunedWorlds) : std::string("one world's");
   const bool allPass = !signal && allChecksPass(checks);
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
@@ -280,30 +351,14 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
   out << "  device        " << device.describe()
       << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
   out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
-  if (numWorlds > 1 && device.isCuda())
-    out << "  launch sizes  "
-        << (tunedWorlds > 0 ? "the table's entries for " + std::to_string(tunedWorlds) +
-                                  " worlds (" + batchSizes + ")"
-                            : "one world's (no batch entries for " + scene.name +
-                                  "; `weft tune-launch --scenes " + scene.name + " --worlds " +
-                                  std::to_string(numWorlds) + "` measures them)")
-        << "\n";
+  report.print(out, scene, sceneOptions, device);
   const std::string sweeps = solverOptions.chebyshevRho > 0.0f
                                  ? "Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2)
                                  : "plain sweeps";
   out << "  model         " << desc.numBodies() << " bodies, " << desc.numJoints() << " joints, "
       << desc.numShapes() << " shapes, " << sim.model().numColors << " colors"
       << (sim.model().hasDahl ? ", Dahl friction on" : "") << "\n";
-  if (numWorlds > 1) {
-    out << "  worlds        " << numWorlds << " in one model, world k moved by k x ("
-        << worlds.spacing.x << ", " << worlds.spacing.y << ", " << worlds.spacing.z << ") m\n";
-    if (optionsVaryOverWorlds(sceneOptions))
-      out << "  sweep         " << describeWorldVariation(sceneOptions) << "\n";
-  }
-  out << "  memory        " << formatFixed(deviceMegabytes, 1) << " MB of "
-      << (device.isCuda() ? "GPU" : "solver") << " buffers"
-      << (numWorlds > 1 ? ", " + formatFixed(deviceMegabytes / numWorlds, 3) + " MB per world" : "")
-      << "\n";
+  report.printMemory(out, device);
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
       << solverOptions.iterations << " iterations"
       << (solverOptions.chebyshevRho > 0.0f ? " (" + sweeps + ")" : "") << " at " << scene.fps
@@ -347,28 +402,8 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
     j["scene_options"] = sceneOptions.values;
     j["iterations"] = solverOptions.iterations;
-    j["device_buffer_megabytes"] = deviceMegabytes;
-    nlohmann::json worldsJson = {
-        {"count", numWorlds},
-        {"spacing_m", {worlds.spacing.x, worlds.spacing.y, worlds.spacing.z}},
-        {"megabytes_per_world", deviceMegabytes / numWorlds},
-        {"launch_sizes", device.isCuda() ? batchSizes : std::string("-")}};
-    if (optionsVaryOverWorlds(sceneOptions)) {
-      nlohmann::json each = nlohmann::json::array();
-      for (const SceneOptions& o : worlds.values) each.push_back(o.values);
-      worldsJson["sweep"] = describeWorldVariation(sceneOptions);
-      worldsJson["scene_options_per_world"] = each;
-    }
-    if (!worldChecks.empty()) {
-      nlohmann::json passing = nlohmann::json::object(), failing = nlohmann::json::object();
-      for (const WorldCheckSummary& c : worldChecks) {
-        passing[c.name] = c.passing;
-        failing[c.name] = c.failing;
-      }
-      worldsJson["checks_passing"] = passing;
-      worldsJson["checks_failing_worlds"] = failing;
-    }
-    j["worlds"] = worldsJson;
+    j["device_buffer_megabytes"] = report.deviceMegabytes;
+    j["worlds"] = report.json(scene, sceneOptions, device);
     j["chebyshev_rho"] = solverOptions.chebyshevRho;
     j["bodies"] = desc.numBodies();
     j["joints"] = desc.numJoints();
@@ -449,9 +484,6 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (options.worldSpacing.size() == 3)
     sceneOptions.worldSpacing = {options.worldSpacing[0], options.worldSpacing[1],
                                  options.worldSpacing[2]};
-  if (!scene.cable && (options.worlds > 1 || !options.worldSpacing.empty()))
-    throw Error("--worlds is for cable scenes so far; " + scene.name +
-                " is a cloth scene (the cloth solver's self-contact does not separate worlds yet)");
   if (!options.worldSpacing.empty() && options.worlds < 2)
     throw Error("--world-spacing needs --worlds N (N > 1)");
   checkOutputFile(options.summaryPath, "--summary");  // before the simulation, not after it
@@ -472,10 +504,13 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   SolverOptions solverOptions = scene.solver;
   if (options.reuseSlack >= 0.0f) solverOptions.selfContact.reuseSlack = options.reuseSlack;
   if (options.iterations > 0) solverOptions.iterations = options.iterations;
-  const ModelDesc desc = scene.build(sceneOptions);
+  const ClothWorlds worlds = buildClothWorlds(scene, sceneOptions, deviceBytes);
+  const ModelDesc& desc = worlds.desc;
+  const int numWorlds = worlds.count();
   if (!options.meshPath.empty())  // a mesh's size is known once it is read
     checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc.numParticles(), false,
                      availableHostMemory(), deviceBytes);
+  const size_t bytesBefore = liveDeviceBytes(*device);
   Simulation sim(*device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
                  options.useGraphs && !options.profile);
   StepProfile profile;
@@ -486,7 +521,8 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       makeFrameWriter(format, options.outDir, scene.name, desc, scene.fps, frames);
   if (writer) writer->writeFrame(0, 0.0, desc.positions);
 
-  IntersectionCounter intersections(*device, desc.numParticles(), desc.triangles, desc.edges);
+  IntersectionCounter intersections(*device, desc.numParticles(), desc.triangles, desc.edges,
+                                    desc.worlds, desc.worldRanges.triangles);
   std::vector<int> intersectionsPerFrame;
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
@@ -516,17 +552,41 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (writer) writer->finish();
 
   // ---- Checks ----------------------------------------------------------------------------
-  const int selfIntersections = divergence ? -1 : intersections.count(sim.state().positions.data());
+  // Each world's intersections apart (one entry for one world).
+  const std::vector<int> intersectionsPerWorld =
+      divergence ? std::vector<int>{} : intersections.countPerWorld(sim.state().positions.data());
+  int selfIntersections = divergence ? -1 : 0;
+  for (int c : intersectionsPerWorld) selfIntersections += c;
+  const size_t bytesAfter = liveDeviceBytes(*device);  // with any growth of the candidate lists
+  WorldsReport report = worldsReport(worlds, scene, *device, table,
+                                     bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0);
   const int signal = divergence ? 0 : interruptSignal();
   std::vector<CheckResult> checks;
   if (divergence) {
-    checks.push_back({"finite", false,
-                      "particle " + std::to_string(divergence->particle) +
-                          " became non-finite at frame " + std::to_string(divergence->frame)});
-  } else if (!signal) {
+    checks.push_back(
+        {"finite", false,
+         "particle " + std::to_string(divergence->particle) +
+             (numWorlds > 1
+                  ? " (world " + std::to_string(worlds.worldOf(divergence->particle)) + ")"
+                  : "") +
+             " became non-finite at frame " + std::to_string(divergence->frame)});
+  } else if (!signal && numWorlds == 1) {
     checks = scene.checks(CheckInput{desc, positions, velocities, frames});
     if (scene.checksSelfIntersections)
       checks.push_back(checkNoSelfIntersections(selfIntersections));
+  } else if (!signal) {
+    // Each world judged on its own particles, where it would be alone.
+    std::vector<std::vector<CheckResult>> perWorld(static_cast<size_t>(numWorlds));
+    for (int k = 0; k < numWorlds; ++k) {
+      const std::vector<Vec3> x = worlds.placedAlone(positions, k), v = worlds.part(velocities, k);
+      perWorld[size_t(k)] = scene.checks(CheckInput{worlds.model(k), x, v, frames});
+      if (scene.checksSelfIntersections)
+        perWorld[size_t(k)].push_back(checkNoSelfIntersections(intersectionsPerWorld[size_t(k)]));
+    }
+    report.checks = summarizeWorldChecks(perWorld);
+    checks = worldCheckResults(report.checks);
+  }
+  if (!divergence && !signal) {
     if (scene.solver.selfContact.enabled) {
       // The regrowth loop guarantees this; the check makes a broken guarantee visible.
       const Simulation::ContactReport& r = sim.contactReport();
@@ -548,10 +608,12 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   out << "  device        " << device->describe()
       << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
   out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
+  report.print(out, scene, sceneOptions, *device);
   out << "  model         " << desc.numParticles() << " particles, " << desc.numTriangles()
       << " triangles, " << desc.numEdges() << " edges, " << desc.coloring.numColors() << " colors, "
       << desc.shapes.size() << " shapes\n";
   for (const std::string& w : desc.warnings) out << "  warning       " << w << "\n";
+  report.printMemory(out, *device);
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
       << solverOptions.iterations << " iterations at " << scene.fps << " fps, in "
       << formatFixed(wallSeconds, 2) << " s wall\n";
@@ -560,6 +622,12 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       << (device->isCuda() ? "CUDA events" : "host clock") << ")\n";
   if (selfIntersections >= 0)
     out << "  intersections " << selfIntersections << " edge-triangle self-intersections at the end"
+        << (numWorlds > 1 ? " (" +
+                                std::to_string(std::count_if(intersectionsPerWorld.begin(),
+                                                             intersectionsPerWorld.end(),
+                                                             [](int c) { return c > 0; })) +
+                                " of " + std::to_string(numWorlds) + " worlds have any)"
+                          : "")
         << (options.intersectionsEveryFrame && !intersectionsPerFrame.empty()
                 ? ", at most " +
                       std::to_string(*std::max_element(intersectionsPerFrame.begin(),
@@ -573,7 +641,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
         << " triangles per vertex, " << contacts.largest.maxEdgeEdge << " edges per edge, "
         << contacts.largest.maxTriangleVertex << " vertices per triangle\n";
     out << "  lists         built in " << contacts.listBuilds << " of " << contacts.detections
-        << " detections";
+        << " detections" << (numWorlds > 1 ? " by world 0" : "");
     if (solverOptions.selfContact.reuseSlack > 0.0f)
       out << " (kept while particles moved less than " << solverOptions.selfContact.reuseSlack
           << "; queries at margin + 2 x that, "
@@ -610,7 +678,10 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
 
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);
+    j["scene_options"] = sceneOptions.values;
     j["iterations"] = solverOptions.iterations;
+    j["device_buffer_megabytes"] = report.deviceMegabytes;
+    j["worlds"] = report.json(scene, sceneOptions, *device);
     j["particles"] = desc.numParticles();
     j["triangles"] = desc.numTriangles();
     j["edges"] = desc.numEdges();
@@ -624,6 +695,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     j["self_intersections"] =
         selfIntersections >= 0 ? nlohmann::json(selfIntersections) : nlohmann::json(nullptr);
     if (options.intersectionsEveryFrame) j["self_intersections_per_frame"] = intersectionsPerFrame;
+    if (numWorlds > 1 && !divergence) j["self_intersections_per_world"] = intersectionsPerWorld;
     if (scene.solver.selfContact.enabled) {
       j["self_contact"] = {{"largest_vertex_triangle", contacts.largest.maxVertexTriangle},
                            {"largest_edge_edge", contacts.largest.maxEdgeEdge},

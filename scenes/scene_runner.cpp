@@ -15,7 +15,7 @@ class ClothRunner final : public SceneRunner {
  public:
   ClothRunner(const Device& device, const Scene& scene, const SceneOptions& options, bool useGraphs)
       : scene_(scene),
-        desc_(scene.build(options)),
+        desc_(buildClothWorlds(scene, options).desc),
         sim_(device, desc_, scene.solver, 1.0 / scene.fps, scene.substeps, useGraphs) {}
   void advanceFrame() override { sim_.advanceFrame(); }
   double lastFrameMs() const override { return sim_.lastFrameMs(); }
@@ -91,8 +91,6 @@ class CableRunner final : public SceneRunner {
 std::unique_ptr<SceneRunner> makeSceneRunner(const Device& device, const Scene& scene,
                                              const SceneOptions& options, bool useGraphs) {
   if (scene.cable) return std::make_unique<CableRunner>(device, scene, options, useGraphs);
-  if (options.worlds > 1)
-    throw Error("many worlds are for cable scenes so far; " + scene.name + " is a cloth scene");
   return std::make_unique<ClothRunner>(device, scene, options, useGraphs);
 }
 

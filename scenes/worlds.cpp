@@ -7,6 +7,7 @@
 
 #include "kernels/runtime/errors.h"
 #include "solver/cable_builder.h"
+#include "solver/cloth_builder.h"
 
 namespace weft {
 namespace {
@@ -88,65 +89,100 @@ std::string describeWorldVariation(const SceneOptions& options) {
   return text;
 }
 
-std::vector<Transform> RigidWorlds::worldPoses(std::span<const Transform> all, int world) const {
-  std::vector<Transform> out(all.begin() + bodyBegin[size_t(world)],
-                             all.begin() + bodyBegin[size_t(world) + 1]);
+template <class Desc>
+std::vector<Transform> SceneWorlds<Desc>::placedAlone(std::span<const Transform> all,
+                                                      int world) const {
+  std::vector<Transform> out(all.begin() + begin[size_t(world)],
+                             all.begin() + begin[size_t(world) + 1]);
   const Vec3 offset = spacing * float(world);
   if (offset.x != 0.0f || offset.y != 0.0f || offset.z != 0.0f)
     for (Transform& t : out) t.p = t.p - offset;
   return out;
 }
 
-std::vector<Vec3> RigidWorlds::worldVectors(std::span<const Vec3> all, int world) const {
-  return {all.begin() + bodyBegin[size_t(world)], all.begin() + bodyBegin[size_t(world) + 1]};
+template <class Desc>
+std::vector<Vec3> SceneWorlds<Desc>::placedAlone(std::span<const Vec3> all, int world) const {
+  std::vector<Vec3> out(all.begin() + begin[size_t(world)], all.begin() + begin[size_t(world) + 1]);
+  const Vec3 offset = spacing * float(world);
+  if (offset.x != 0.0f || offset.y != 0.0f || offset.z != 0.0f)
+    for (Vec3& x : out) x = x - offset;
+  return out;
 }
 
-int RigidWorlds::worldOfBody(int body) const {
-  const auto it = std::upper_bound(bodyBegin.begin(), bodyBegin.end(), body);
-  return int(it - bodyBegin.begin()) - 1;
+template <class Desc>
+int SceneWorlds<Desc>::worldOf(int element) const {
+  const auto it = std::upper_bound(begin.begin(), begin.end(), element);
+  return int(it - begin.begin()) - 1;
 }
 
-RigidWorlds buildRigidWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes) {
-  if (!scene.cable) throw Error("buildRigidWorlds: " + scene.name + " is a cloth scene");
+template struct SceneWorlds<RigidDesc>;
+template struct SceneWorlds<ModelDesc>;
+
+namespace {
+
+int elementsOf(const RigidDesc& desc) {
+  return desc.numBodies();
+}
+int elementsOf(const ModelDesc& desc) {
+  return desc.numParticles();
+}
+
+/// The worlds of `scene` built by `build` (each distinct option set once) and combined.
+template <class Desc, class Build>
+SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes,
+                              Build&& build) {
   const int n = options.worlds;
   if (n < 1) throw Error("--worlds must be at least 1 (got " + std::to_string(n) + ")");
   if (n == 1 && optionsVaryOverWorlds(options))
     throw Error("a scene option given as a list or a range (" + describeWorldVariation(options) +
                 ") spreads values over worlds: give --worlds N as well");
-  RigidWorlds w;
+  SceneWorlds<Desc> w;
   w.spacing = options.worldSpacing;
   w.modelOf.resize(size_t(n));
   w.values.reserve(size_t(n));
   std::vector<std::map<std::string, std::string>> distinct;  // the options of each built model
-  long long bodies = 0;
+  long long elements = 0;
   for (int k = 0; k < n; ++k) {
     w.values.push_back(worldOptions(options, k, n));
     const auto& values = w.values.back().values;
     auto found = std::find(distinct.begin(), distinct.end(), values);
     if (found == distinct.end()) {
       // Before building another world: the batch so far, at this world's size, must fit.
-      RigidDesc model = scene.buildRigid(w.values.back());
+      Desc model = build(w.values.back());
       checkElementsFit(scene.name + " x " + std::to_string(n) + " worlds",
-                       bodies + static_cast<long long>(model.numBodies()) * (n - k), true,
+                       elements + static_cast<long long>(elementsOf(model)) * (n - k), scene.cable,
                        availableHostMemory(), deviceBytes);
       w.models.push_back(std::move(model));
       distinct.push_back(values);
       found = distinct.end() - 1;
     }
     w.modelOf[size_t(k)] = int(found - distinct.begin());
-    bodies += w.model(k).numBodies();
+    elements += elementsOf(w.model(k));
   }
-  w.bodyBegin.assign(size_t(n) + 1, 0);
-  for (int k = 0; k < n; ++k)
-    w.bodyBegin[size_t(k) + 1] = w.bodyBegin[size_t(k)] + w.model(k).numBodies();
+  w.begin.assign(size_t(n) + 1, 0);
+  for (int k = 0; k < n; ++k) w.begin[size_t(k) + 1] = w.begin[size_t(k)] + elementsOf(w.model(k));
   if (n == 1) {
     w.desc = w.models.front();
   } else {
-    std::vector<const RigidDesc*> each(static_cast<size_t>(n));
+    std::vector<const Desc*> each(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) each[size_t(k)] = &w.model(k);
     w.desc = combineWorlds(each, w.spacing);
   }
   return w;
+}
+
+}  // namespace
+
+RigidWorlds buildRigidWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes) {
+  if (!scene.cable) throw Error("buildRigidWorlds: " + scene.name + " is a cloth scene");
+  return buildWorlds<RigidDesc>(scene, options, deviceBytes,
+                                [&](const SceneOptions& o) { return scene.buildRigid(o); });
+}
+
+ClothWorlds buildClothWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes) {
+  if (scene.cable) throw Error("buildClothWorlds: " + scene.name + " is a cable scene");
+  return buildWorlds<ModelDesc>(scene, options, deviceBytes,
+                                [&](const SceneOptions& o) { return scene.build(o); });
 }
 
 std::vector<WorldCheckSummary> summarizeWorldChecks(

@@ -4,8 +4,8 @@
 // Each world's checks are judged on its own bodies, as if it had run alone, and reported as
 // counts ("16/16 worlds pass").
 //
-// Cable scenes only for now: a cloth scene with more than one world is refused with a sentence
-// (the cloth solver's self-contact tree does not yet separate worlds).
+// Cable scenes and cloth scenes alike; the solvers keep the worlds apart (forests for every tree,
+// each particle touching only its own world's shapes, per-world kept lists).
 #pragma once
 
 #include <map>
@@ -28,31 +28,43 @@ bool optionsVaryOverWorlds(const SceneOptions& options);
 /// "layers=1,2 over 4 worlds; shear=1e4:1e5 (linear over 4 worlds)": what varies, for summaries.
 std::string describeWorldVariation(const SceneOptions& options);
 
-/// A cable scene's worlds, built.
-struct RigidWorlds {
-  RigidDesc desc;                    // every world in one model (combineWorlds)
-  std::vector<RigidDesc> models;     // the distinct worlds, each as built alone
+/// A scene's worlds, built: RigidWorlds (cable scenes, elements are bodies) or ClothWorlds
+/// (cloth scenes, elements are particles).
+template <class Desc>
+struct SceneWorlds {
+  Desc desc;                         // every world in one model (combineWorlds)
+  std::vector<Desc> models;          // the distinct worlds, each as built alone
   std::vector<int> modelOf;          // world → its entry of `models`
-  std::vector<int> bodyBegin;        // (worlds + 1): world k's bodies are [bodyBegin[k], [k + 1])
+  std::vector<int> begin;            // (worlds + 1): world k's elements are [begin[k], [k + 1])
   std::vector<SceneOptions> values;  // world → its options (worldOptions)
   Vec3 spacing;                      // world k is moved by k · spacing
 
   int count() const { return int(modelOf.size()); }
-  const RigidDesc& model(int world) const { return models[size_t(modelOf[size_t(world)])]; }
-  int bodies(int world) const { return bodyBegin[size_t(world) + 1] - bodyBegin[size_t(world)]; }
-  /// World k's part of `all` (one entry per body of the combined model), moved back by k · spacing
-  /// when `poses` so that its checks see the world where it would be alone.
-  std::vector<Transform> worldPoses(std::span<const Transform> all, int world) const;
-  std::vector<Vec3> worldVectors(std::span<const Vec3> all, int world) const;
-  /// The world whose bodies include `body`.
-  int worldOfBody(int body) const;
+  const Desc& model(int world) const { return models[size_t(modelOf[size_t(world)])]; }
+  int size(int world) const { return begin[size_t(world) + 1] - begin[size_t(world)]; }
+  /// World k's part of `all` (one entry per element of the combined model).
+  template <class T>
+  std::vector<T> part(const std::vector<T>& all, int world) const {
+    return {all.begin() + begin[size_t(world)], all.begin() + begin[size_t(world) + 1]};
+  }
+  /// World k's poses or positions, moved back by k · spacing: where it would be alone, for its
+  /// checks.
+  std::vector<Transform> placedAlone(std::span<const Transform> all, int world) const;
+  std::vector<Vec3> placedAlone(std::span<const Vec3> all, int world) const;
+  /// The world whose elements include `element`.
+  int worldOf(int element) const;
 };
+using RigidWorlds = SceneWorlds<RigidDesc>;
+using ClothWorlds = SceneWorlds<ModelDesc>;
 
 /// Builds `options.worlds` worlds of cable scene `scene` (one when options.worlds is 1, the scene's
 /// own model then) placed options.worldSpacing apart; worlds with the same options share one
 /// build. Checks first that the whole batch fits the host (and `deviceBytes`, when not 0).
 /// Throws weft::Error for fewer than one world, a cloth scene, or a model that does not fit.
 RigidWorlds buildRigidWorlds(const Scene& scene, const SceneOptions& options,
+                             size_t deviceBytes = 0);
+/// The same for a cloth scene (combineWorlds of solver/cloth_builder.h).
+ClothWorlds buildClothWorlds(const Scene& scene, const SceneOptions& options,
                              size_t deviceBytes = 0);
 
 /// One check over every world: how many pass, which fail (ascending), and the detail of the first

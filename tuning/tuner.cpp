@@ -353,9 +353,6 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   const GpuIdentity& gpu = device.gpu().identity;
 
   for (const std::string& name : options.scenes) {
-    if (options.worlds > 1 && !findScene(name).cable)
-      throw Error("--worlds: " + name +
-                  " is a cloth scene (many worlds are for cable scenes so far)");
     result.scenes.push_back(tuneScene(device, findScene(name), options));
   }
   if (options.worlds > 1) {

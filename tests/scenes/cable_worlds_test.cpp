@@ -109,9 +109,9 @@ void expectSweepWorldsRunAsAlone(const Device& device, const std::string& name,
   const Run together = simulate(device, scene, worlds.desc, frames);
   for (int k = 0; k < worlds.count(); ++k) {
     const RigidDesc alone = scene.buildRigid(worldOptions(options, k, options.worlds));
-    ASSERT_EQ(alone.numBodies(), worlds.bodies(k)) << "world " << k;
+    ASSERT_EQ(alone.numBodies(), worlds.size(k)) << "world " << k;
     const Run single = simulate(device, scene, alone, frames);
-    const size_t first = size_t(worlds.bodyBegin[size_t(k)]);
+    const size_t first = size_t(worlds.begin[size_t(k)]);
     EXPECT_TRUE(sameBits(together.poses, first, single.poses)) << "world " << k;
     EXPECT_TRUE(sameBits(together.linear, first, single.linear)) << "world " << k;
     EXPECT_TRUE(sameBits(together.angular, first, single.angular)) << "world " << k;

@@ -30,7 +30,8 @@ inline void expectNear(const Vec3& actual, double x, double y, double z, double 
 inline void advanceFramesWithoutSelfIntersection(Simulation& sim, const Device& device,
                                                  const ModelDesc& desc, const std::string& name,
                                                  int frames) {
-  IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges);
+  IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges, desc.worlds,
+                              desc.worldRanges.triangles);
   const auto start = std::chrono::steady_clock::now();
   int worst = 0, firstBad = -1;
   for (int f = 0; f < frames; ++f) {
@@ -76,7 +77,8 @@ inline std::vector<Vec3> expectChecksWithoutSelfIntersection(const Device& devic
   const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
   for (const CheckResult& c : scene.checks({desc, x, v, frames}))
     EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
-  IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges);
+  IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges, desc.worlds,
+                              desc.worldRanges.triangles);
   EXPECT_EQ(counter.count(sim.state().positions.data()), 0);
   SelfContactDetector& detector = *sim.scratch().selfContact;
   EXPECT_TRUE(detector.fits(detector.readStatus()));
