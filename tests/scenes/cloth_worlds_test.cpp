@@ -142,7 +142,7 @@ TEST(ClothWorlds, CudaEachWorldOfABatchMatchesTheSceneAlone) {
   expectWorldsRunAsAlone(*gpu, "cloth_fold", worldsOf(6, {{"cells", "6:16"}}), 30);
   expectWorldsRunAsAlone(*gpu, "cloth_fold", worldsOf(3, {{"cells", "8,12,24"}}), 30, 0.004f);
   expectWorldsRunAsAlone(*gpu, "cloth_rollers", worldsOf(3), 10);  // drivers
-  expectWorldsRunAsAlone(*gpu, "cloth_twist", worldsOf(2), 30);  // drivers, kept lists
+  expectWorldsRunAsAlone(*gpu, "cloth_twist", worldsOf(2), 100);   // winds onto itself late
   expectWorldsRunAsAlone(*gpu, "poker_cards", worldsOf(4), 10);
   expectWorldsRunAsAlone(*gpu, "cloth_franka", worldsOf(2), 5);  // sampled shape motion
 }
