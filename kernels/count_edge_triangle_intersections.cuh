@@ -2,9 +2,12 @@
 // intersect, i.e. how often the cloth passes through itself (diagnostic; the penetration-free
 // truncation should keep it at zero). collision/intersection_check.h runs it.
 //
-// Reads:  the triangle LBVH (built on the same positions), positions, triangles, edges.
-// Writes: count (atomic integer add, so the total is deterministic) and the first maxPairs
-//         (edge, triangle) pairs in claim order (timing-dependent on CUDA; the host sorts them).
+// Reads:  the triangle LBVH (built on the same positions), positions, triangles, edges; in a
+//         batch of worlds each particle's world (the tree is then a forest, and an edge meets
+//         only its own world's triangles).
+// Writes: the total and each world's count (atomic integer adds, so they are deterministic) and
+//         the first maxPairs (edge, triangle) pairs in claim order (timing-dependent on CUDA; the
+//         host sorts them).
 //
 // The predicate, segmentIntersectsTriangle: closed sets (touching counts), decided by signs of
 // orientation determinants, never by computing an intersection point:
@@ -306,20 +309,20 @@ struct CountEdgeTriangleIntersections {
     const Int4 edge = edges[e];
     const Vec3 p = positions[edge.z], q = positions[edge.w];
     const int world = worlds ? worlds[edge.z] : 0;
+    const auto visit = [&](int t) {
+      const Int3 tri = triangles[t];
+      if (!sharesNoVertex(edge, tri)) return;
+      if (!segmentIntersectsTriangle(p, q, positions[tri.x], positions[tri.y], positions[tri.z]))
+        return;
+      if (count != total) atomicAddInt(count + world, 1);  // one world: the total is its count
+      const int slot = atomicAddInt(total, 1);
+      if (pairs && slot < maxPairs) {
+        pairs[2 * slot] = e;
+        pairs[2 * slot + 1] = t;
+      }
+    };
     bvhQueryStacklessFrom(triangleBvh, triangleBvh.rootOf(world), selectMin(p, q), selectMax(p, q),
-                          [&](int t) {
-                            const Int3 tri = triangles[t];
-                            if (!sharesNoVertex(edge, tri)) return;
-                            if (!segmentIntersectsTriangle(p, q, positions[tri.x], positions[tri.y],
-                                                           positions[tri.z]))
-                              return;
-                            if (count != total) atomicAddInt(count + world, 1);
-                            const int slot = atomicAddInt(total, 1);
-                            if (pairs && slot < maxPairs) {
-                              pairs[2 * slot] = e;
-                              pairs[2 * slot + 1] = t;
-                            }
-                          });
+                          visit);
   }
 };
 

@@ -21,8 +21,6 @@ struct ListGate {
   WEFT_HD bool builds(int particle) const {
     return !stale || stale[worlds ? worlds[particle] : 0] != 0;
   }
-  /// Whether `stale` is given at all (the detection may keep lists).
-  WEFT_HD bool gates() const { return stale != nullptr; }
 };
 
 }  // namespace weft

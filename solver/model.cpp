@@ -141,6 +141,12 @@ Model::Model(const Device& device, const ModelDesc& desc, const SolverOptions& o
     if (!spans(r.particles, numParticles) || !spans(r.triangles, numTriangles) ||
         !spans(r.edges, numEdges) || !spans(r.shapes, numShapes) || desc.worlds.empty())
       throw Error("internal error: the model's world ranges do not cover its items");
+    for (int k = 0; k < numWorlds; ++k)
+      for (int i = r.particles[size_t(k)]; i < r.particles[size_t(k) + 1]; ++i)
+        if (desc.worlds[size_t(i)] != k)
+          throw Error("internal error: particle " + std::to_string(i) + " is in world " +
+                      std::to_string(k) + "'s range but carries world " +
+                      std::to_string(desc.worlds[size_t(i)]));
     shapeSlots = 0;
     for (int k = 0; k < numWorlds; ++k)
       shapeSlots = std::max(shapeSlots, r.shapes[size_t(k) + 1] - r.shapes[size_t(k)]);
