@@ -353,7 +353,20 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   const GpuIdentity& gpu = device.gpu().identity;
 
   for (const std::string& name : options.scenes) {
-    result.scenes.push_back(tuneScene(device, findScene(name), options));
+    try {
+      result.scenes.push_back(tuneScene(device, findScene(name), options));
+    } catch (const Error& e) {
+      // A batch that runs may still not fit beside what tuning it holds (a snapshot of every
+      // buffer, and copies to replay launches on): say so, and what to do.
+      if (options.worlds > 1 && std::string(e.what()).find("out of memory") != std::string::npos)
+        throw Error(name + " as " + std::to_string(options.worlds) +
+                    " worlds does not fit the GPU's memory while it is tuned (the tuner keeps a "
+                    "snapshot of every buffer and replays launches on copies): tune a smaller "
+                    "batch; runs of more worlds use the entries of the largest tuned batch they "
+                    "fill (" +
+                    e.what() + ")");
+      throw;
+    }
   }
   if (options.worlds > 1) {
     verifyBatchEntries(device, options, result);
