@@ -283,7 +283,8 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     if (scene.rigidChecksUseHistory) history.push_back(poses);
     linear = sim.linearVelocities();
     angular = sim.angularVelocities();
-    const RigidCheckInput probe{desc, poses, linear, angular, frame, frame / scene.fps};
+    const RigidCheckInput probe{desc,    poses, linear, angular, frame, frame / scene.fps,
+                                nullptr, {}};
     if (!checkBodiesFinite(probe).pass) {
       int bad = 0;
       for (size_t b = 0; b < poses.size(); ++b)

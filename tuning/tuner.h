@@ -87,6 +87,9 @@ struct SceneTuning {
   int worlds = 1;                  // measured as a batch of this many worlds (stepUsOverall: the
                                    // sizes the table gave that batch before; keepsSceneEntries:
                                    // its batch entries written)
+  int batchEntriesMeasured = 0;    // a batch's kernel optima
+  int batchEntriesKept = 0;        // ... of which written (all, or those that win end to end
+                                   // alone when all together do not)
 };
 
 struct TuneResult {
