@@ -135,6 +135,15 @@ TEST_F(CliTest, RunManyWorldsOfACloth) {
   EXPECT_EQ(summary["worlds"]["checks_passing"]["no_self_intersections"], 2);
 }
 
+TEST_F(CliTest, ClothWorldsAreCheckedWhereTheyWouldBeAlone) {
+  // World 1 is 50 m along x, outside the scene's box: its checks see it moved back.
+  const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "1", "--worlds",
+                           "2", "--world-spacing", "50", "0", "0", "--format", "none"});
+  ASSERT_NE(r.code, kExitError) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("worlds        2 in one model, world k moved by k x (50, 0, 0) m"));
+  EXPECT_THAT(r.out, HasSubstr("pass bounded: 2/2 worlds pass"));
+}
+
 TEST_F(CliTest, ConvergenceRecordsEveryIterationOfEverySubstep) {
   const CliResult r =
       cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "2", "--format", "none",
