@@ -1,8 +1,8 @@
-// Many worlds of one scene (`--worlds N`; docs/ARCHITECTURE.md, "Many worlds"): N copies of a
-// scene in one model, solved by the same launches, that never touch each other. The copies may
-// differ: a scene option given as a list or a range is spread over the worlds (a parameter sweep).
-// Each world's checks are judged on its own bodies, as if it had run alone, and reported as
-// counts ("16/16 worlds pass").
+// Many worlds of one scene (`--worlds N`; docs/ARCHITECTURE.md, "State, frames and worlds"): N
+// copies of a scene in one model, solved by the same launches, that never touch each other. The
+// copies may differ: a scene option given as a list or a range is spread over the worlds (a
+// parameter sweep). Each world's checks are judged on its own bodies or particles, as if it had
+// run alone, and reported as counts ("16/16 worlds pass").
 //
 // Cable scenes and cloth scenes alike; the solvers keep the worlds apart (forests for every tree,
 // each particle touching only its own world's shapes, per-world kept lists).
