@@ -125,21 +125,21 @@ int tune(const TuneOptions& options, std::ostream& out) {
   if (!options.report.empty())
     for (const std::string& f : writeTuningReport(result, options.report, tablePath))
       out << "  report        " << f << "\n";
-  char line[256];
+  char line[200];
   if (t.worlds > 1) {
     out << "  scene@worlds                  default us     before us  batch us  speed-up\n";
     for (const SceneTuning& s : result.scenes) {
-      std::snprintf(line, sizeof(line), "  %-28s %10.1f %13.1f %9.1f %8.2fx%s\n",
+      const std::string outcome =
+          !s.keepsSceneEntries ? "not faster: no entries, the sizes before stay"
+          : s.batchEntriesKept < s.batchEntriesMeasured
+              ? std::to_string(s.batchEntriesKept) + " of " +
+                    std::to_string(s.batchEntriesMeasured) +
+                    " entries written: those that win alone; together all were slower"
+              : "entries written";
+      std::snprintf(line, sizeof(line), "  %-28s %10.1f %13.1f %9.1f %8.2fx",
                     batchSceneKey(s.scene, s.worlds).c_str(), s.stepUsDefault, s.stepUsOverall,
-                    s.stepUsPerScene, s.stepUsOverall / s.stepUsPerScene,
-                    !s.keepsSceneEntries ? "  (not faster: no entries, the sizes before stay)"
-                    : s.batchEntriesKept < s.batchEntriesMeasured
-                        ? ("  (" + std::to_string(s.batchEntriesKept) + " of " +
-                           std::to_string(s.batchEntriesMeasured) +
-                           " entries written: those that win alone; together all were slower)")
-                              .c_str()
-                        : "  (entries written)");
-      out << line;
+                    s.stepUsPerScene, s.stepUsOverall / s.stepUsPerScene);
+      out << line << "  (" << outcome << ")\n";
     }
     out << "  took          " << int(result.seconds) << " s\n";
     return kExitOk;

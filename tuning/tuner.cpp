@@ -318,39 +318,32 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
       if (!k.costs.empty())
         optima[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
                       k.optimum.speedup};
-    LaunchTable withBatch = oneWorld;
-    withBatch.scenes[key] = optima;
     const int frames = options.endToEndFrames;
+    // End to end with `entries` as the batch's entries (the one-world chain for the rest).
+    const auto timeWithEntries = [&](const std::map<KernelId, TableEntry>& entries) {
+      LaunchTable with = oneWorld;
+      with.scenes[key] = entries;
+      return timeEndToEnd(
+          device, sim, measurement,
+          LaunchPolicy::resolve(&with, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds), frames);
+    };
     s.stepUsDefault = timeEndToEnd(device, sim, measurement, defaults, frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 1, 3);
     s.stepUsOverall = timeEndToEnd(device, sim, measurement, without, frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
-    s.stepUsPerScene = timeEndToEnd(
-        device, sim, measurement,
-        LaunchPolicy::resolve(&withBatch, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds),
-        frames);
+    s.stepUsPerScene = timeWithEntries(optima);
     s.keepsSceneEntries = s.stepUsPerScene <= s.stepUsOverall * (1.0 + options.noiseBand);
     s.batchEntriesMeasured = int(optima.size());
     if (!s.keepsSceneEntries) {
       // Together the optima lost. Each optimum that differs from the size before is timed alone;
       // those that win beyond the noise band alone are timed together, and kept if they win so.
       std::map<KernelId, TableEntry> winners;
-      for (const auto& [id, entry] : optima) {
-        if (entry.size == without.size(id)) continue;
-        LaunchTable one = oneWorld;
-        one.scenes[key] = {{id, entry}};
-        const double us = timeEndToEnd(
-            device, sim, measurement,
-            LaunchPolicy::resolve(&one, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds), frames);
-        if (us < s.stepUsOverall * (1.0 - options.noiseBand)) winners[id] = entry;
-      }
+      for (const auto& [id, entry] : optima)
+        if (entry.size != without.size(id) &&
+            timeWithEntries({{id, entry}}) < s.stepUsOverall * (1.0 - options.noiseBand))
+          winners[id] = entry;
       if (!winners.empty()) {
-        LaunchTable together = oneWorld;
-        together.scenes[key] = winners;
-        const double us = timeEndToEnd(
-            device, sim, measurement,
-            LaunchPolicy::resolve(&together, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds),
-            frames);
+        const double us = timeWithEntries(winners);
         if (us <= s.stepUsOverall * (1.0 + options.noiseBand)) {
           optima = winners;
           s.stepUsPerScene = us;
