@@ -86,8 +86,9 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->check(CLI::IsMember({"usda", "obj", "none"}))
       ->capture_default_str();
   runCmd->add_option("--summary", run.summaryPath, "write a JSON summary to this file");
-  runCmd->add_option("--launch-table", run.launchTable,
-                     "launch table JSON (default: $WEFT_LAUNCH_TABLE, then tuning/tables/)");
+  runCmd->add_option(
+      "--launch-table", run.launchTable,
+      "launch table JSON (default: $WEFT_LAUNCH_TABLE, then kernels/runtime/tables/)");
   runCmd->add_option("--mesh", run.meshPath, "replace the scene's cloth with this OBJ");
   runCmd->add_option("--mesh-scale", run.meshScale, "scale the --mesh vertices first")
       ->check(positiveNumber());
@@ -157,7 +158,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   tuneCmd->add_option("--budget-ms", tune.budgetMs, "timing budget per (launch, size) [ms]")
       ->check(positiveNumber())
       ->capture_default_str();
-  tuneCmd->add_option("--out", tune.out, "table file (default: tuning/tables/<gpu>.json)");
+  tuneCmd->add_option("--out", tune.out, "table file (default: kernels/runtime/tables/<gpu>.json)");
   tuneCmd->add_option("--report", tune.report, "write TUNING.md and plots into this folder");
   tuneCmd->add_flag("--quick", tune.quick, "a fast, rougher pass (about 2 minutes)");
   tuneCmd

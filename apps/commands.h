@@ -22,13 +22,13 @@ struct RunOptions {
   float chebyshevRho = -1.0f;   // --chebyshev-rho (cable scenes; < 0: the scene's)
   std::string device = "auto";  // auto | cuda | cpu
   std::string outDir = "out";
-  std::string format = "usda";       // usda | obj | none
-  std::string summaryPath;           // JSON summary ("" = none)
-  std::string launchTable;           // --launch-table FILE ("" = $WEFT_LAUNCH_TABLE, tuning/tables)
-  std::string meshPath;              // --mesh FILE.obj for scenes with a garment
-  float meshScale = 1.0f;            // --mesh-scale
-  std::vector<float> meshRotate;     // --mesh-rotate RX RY RZ [deg]
-  std::vector<float> meshTranslate;  // --mesh-translate X Y Z
+  std::string format = "usda";  // usda | obj | none
+  std::string summaryPath;      // JSON summary ("" = none)
+  std::string launchTable;  // --launch-table FILE ("" = $WEFT_LAUNCH_TABLE, kernels/runtime/tables)
+  std::string meshPath;     // --mesh FILE.obj for scenes with a garment
+  float meshScale = 1.0f;   // --mesh-scale
+  std::vector<float> meshRotate;          // --mesh-rotate RX RY RZ [deg]
+  std::vector<float> meshTranslate;       // --mesh-translate X Y Z
   std::vector<std::string> sceneOptions;  // --scene-option KEY=VALUE (repeatable)
   int worlds = 1;                         // --worlds N: copies of the scene in one model
   std::vector<float> worldSpacing;        // --world-spacing X Y Z: world k moved by k · this
@@ -57,7 +57,7 @@ struct TuneOptions {
   std::string kernels;         // comma-separated kernel names ("" = every kernel of a step)
   std::string blockDims;       // comma-separated sizes ("" = 8..1024, tiles 8..256)
   double budgetMs = 40.0;      // timing budget per (launch, size) [ms]
-  std::string out;             // table path ("" = tuning/tables/<gpu>.json)
+  std::string out;             // table path ("" = kernels/runtime/tables/<gpu>.json)
   std::string report;          // report folder ("" = none)
   bool quick = false;
   bool fresh = false;  // ignore the existing table's sizes when breaking near-ties

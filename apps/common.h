@@ -14,8 +14,8 @@ namespace weft {
 /// Opens the backend named by `deviceName` (auto | cuda | cpu).
 std::unique_ptr<Device> openDevice(const std::string& deviceName, bool debugLaunches);
 
-/// Selects the launch table (flag, environment, tuning/tables), resolves it for `scene` and
-/// installs it on the device. Prints a warning to `err` when a requested table is not applied.
+/// Selects the launch table (flag, environment, kernels/runtime/tables), resolves it for `scene`
+/// and installs it on the device. Prints a warning to `err` when a requested table is not applied.
 TableSelection applyLaunchTable(Device& device, const std::string& tablePath,
                                 const std::string& scene, std::ostream& err, int worlds = 1);
 

@@ -239,7 +239,7 @@ std::string LaunchTable::toJsonText() const {
 }
 
 void LaunchTable::save(const std::string& path) const {
-  // The folder may not exist yet (git does not keep empty folders such as tuning/tables/).
+  // The folder may not exist yet (git does not keep empty folders such as kernels/runtime/tables/).
   writeFileAtomically(path, toJsonText(), "launch table");
 }
 

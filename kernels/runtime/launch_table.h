@@ -1,5 +1,5 @@
 // Launch tables: per-kernel block (or tile) sizes with their provenance, as JSON files under
-// tuning/tables/ (one per GPU model), and how a launch size is resolved from them.
+// kernels/runtime/tables/ (one per GPU model), and how a launch size is resolved from them.
 //
 // Lookup order for kernel k in scene s run as N worlds (LaunchPolicy::resolve):
 //   1. for N > 1, the batch entry scenes["s@W"][k] of the largest W <= N that the table has

@@ -41,7 +41,7 @@ TableSelection fromExplicitFile(const std::string& path, const std::string& orig
 
 std::string defaultTablesDir() {
 #if defined(WEFT_SOURCE_DIR)
-  return std::string(WEFT_SOURCE_DIR) + "/tuning/tables";
+  return std::string(WEFT_SOURCE_DIR) + "/kernels/runtime/tables";
 #else
   return "";
 #endif
@@ -74,7 +74,7 @@ TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* 
         best = std::move(table);
     }
     if (best) {
-      s.origin = "tuning/tables";
+      s.origin = "kernels/runtime/tables";
       s.path = best->sourcePath;
       s.reason = "newest table in " + tablesDir + " measured on this GPU model (" +
                  gpu->describe() + "), dated " + best->provenance.date;
@@ -83,7 +83,7 @@ TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* 
     }
   }
   s.reason = "no launch table for " + gpu->describe() +
-             " (none given, none in tuning/tables); using the built-in defaults";
+             " (none given, none in kernels/runtime/tables); using the built-in defaults";
   return s;
 }
 

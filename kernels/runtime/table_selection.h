@@ -1,9 +1,9 @@
 // Which launch table is in effect, and why. Used by `weft run`, `weft bench` and `weft info`.
 //
 // Order: --launch-table FILE, else $WEFT_LAUNCH_TABLE, else the newest table under
-// tuning/tables/ measured on this GPU model, else none (built-in defaults). A table that was
-// asked for but measured on another GPU is not applied; the selection says so (warning), and the
-// built-in defaults are used. A table that cannot be read or parsed is an error, never skipped.
+// kernels/runtime/tables/ measured on this GPU model, else none (built-in defaults). A table that
+// was asked for but measured on another GPU is not applied; the selection says so (warning), and
+// the built-in defaults are used. A table that cannot be read or parsed is an error, never skipped.
 #pragma once
 
 #include <optional>
@@ -15,10 +15,10 @@ namespace weft {
 
 struct TableSelection {
   std::optional<LaunchTable> table;  // the table to apply (already checked against the GPU)
-  std::string origin;                // "--launch-table", "WEFT_LAUNCH_TABLE", "tuning/tables", ""
-  std::string path;                  // the file considered, if any
-  std::string reason;                // a sentence: why this table, or why none
-  bool warning = false;              // a requested table is not applied
+  std::string origin;    // "--launch-table", "WEFT_LAUNCH_TABLE", "kernels/runtime/tables", ""
+  std::string path;      // the file considered, if any
+  std::string reason;    // a sentence: why this table, or why none
+  bool warning = false;  // a requested table is not applied
 };
 
 /// `gpu` is null on the CPU backend (tables do not apply there). `tablesDir` is searched when
@@ -26,7 +26,7 @@ struct TableSelection {
 TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* gpu,
                                  const std::string& tablesDir);
 
-/// tuning/tables/ of the source tree this binary was built from.
+/// kernels/runtime/tables/ of the source tree this binary was built from.
 std::string defaultTablesDir();
 
 }  // namespace weft

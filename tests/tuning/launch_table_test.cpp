@@ -185,7 +185,7 @@ TEST(TableSelection, FlagBeatsEnvironmentBeatsFolder) {
   ::unsetenv("WEFT_LAUNCH_TABLE");
   const TableSelection s = selectLaunchTable("", &kH100, folder);
   ASSERT_TRUE(s.table.has_value());
-  EXPECT_EQ(s.origin, "tuning/tables");
+  EXPECT_EQ(s.origin, "kernels/runtime/tables");
   EXPECT_EQ(s.table->provenance.date, "2026-12-31");
 }
 

@@ -52,7 +52,8 @@ TuneResult syntheticResult() {
 }
 
 TEST(TuningReport, MarkdownHasPerKernelAndEndToEndTables) {
-  const std::string md = tuningReportMarkdown(syntheticResult(), "tuning/tables/h100.json");
+  const std::string md =
+      tuningReportMarkdown(syntheticResult(), "kernels/runtime/tables/h100.json");
   EXPECT_THAT(md, HasSubstr("NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"));
   EXPECT_THAT(md, HasSubstr("| vertex_triangle_collision_detection | 16 |"));
   EXPECT_THAT(md, HasSubstr("8: 50.0 µs (1.40×)"));
