@@ -208,27 +208,22 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
   launch(device_, numBodies, SortBodyBodyContactLists{bodyOffsets_.data(), bodyRows_.data()});
 }
 
-bool RigidContactDetector::fits(const RigidContactStatus& s) const {
-  return s.maxShapePairs <= pairCapacity_ && s.maxContacts <= rowCapacity_;
+std::vector<ContactCount> RigidContactDetector::counts(const RigidContactStatus& s) const {
+  return {{"shape pairs", s.maxShapePairs, pairCapacity_},
+          {"contact rows", s.maxContacts, rowCapacity_}};
 }
 
-std::string RigidContactDetector::growToFit(const RigidContactStatus& s) {
-  std::string grew;
-  auto next = [&](const char* name, int needed, int& capacity) {
-    if (needed <= capacity) return false;
-    const int grown = std::max(2 * capacity, needed + needed / 4);
-    grew += std::string(grew.empty() ? "" : ", ") + name + " " + std::to_string(capacity) + " -> " +
-            std::to_string(grown);
-    capacity = grown;
-    return true;
-  };
-  if (next("shape pairs", s.maxShapePairs, pairCapacity_)) {
+void RigidContactDetector::resize(std::span<const int> capacities) {
+  if (capacities[0] != pairCapacity_) {
+    pairCapacity_ = capacities[0];
     freshListsNeeded_ = true;
     pairItems_ = DeviceBuffer<int>(device_, size_t(shapes_.numShapes) * size_t(pairCapacity_));
     pairHits_ = DeviceBuffer<int>(device_, size_t(shapes_.numShapes) * size_t(pairCapacity_));
   }
-  if (next("contact rows", s.maxContacts, rowCapacity_)) allocateRows();
-  return grew;
+  if (capacities[1] != rowCapacity_) {
+    rowCapacity_ = capacities[1];
+    allocateRows();
+  }
 }
 
 }  // namespace weft

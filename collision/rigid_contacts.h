@@ -17,8 +17,9 @@
 //
 // Capacities never lose anything silently: each shape owns `pairCapacity` partner slots and the
 // rows have `rowCapacity` slots; the true counts are always computed and their maxima go to the
-// status. Between frames the owner reads the status and calls growToFit(), which reallocates what
-// overflowed (invalidating captured graphs and any per-row solver state sized to rowCapacity);
+// status. Between frames the owner asks growIfOverflowed() (ContactDetector,
+// collision/contact_detector.h), which reads the status and reallocates what overflowed
+// (invalidating captured graphs and any per-row solver state sized to rowCapacity);
 // the frame is then run again. Only stored pairs reach the narrow phase, so after a pair overflow
 // maxContacts counts the rows of the stored pairs only and the rerun may overflow the rows in
 // turn: grow and rerun until fits(). The per-body lists hold 2 × rowCapacity entries, so they
@@ -44,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "collision/contact_detector.h"
 #include "collision/exclusive_sum.h"
 #include "collision/lbvh.h"
 #include "kernels/rigid_broad_phase.cuh"
@@ -82,7 +84,7 @@ struct RigidContactDetectorSettings {
                                  // Tree only: all-pairs detections always build their lists
 };
 
-class RigidContactDetector {
+class RigidContactDetector final : public ContactDetector {
  public:
   /// Reads the shape types (synchronously), allocates everything and builds the tree at
   /// `initialBodyPoses` (device, numBodies). Throws weft::Error for a negative shape or body
@@ -120,14 +122,18 @@ class RigidContactDetector {
   const Transform* shapeWorldPoses() const { return worldPoses_.data(); }  // (numShapes)
   RigidContactStatus* status() { return status_.data(); }
 
-  /// Zeroes the status maxima (graph-capturable); do it at the start of each frame.
-  void resetStatus() { status_.zero(); }
+  // ContactDetector: the shapes' partner lists and the contact rows.
+  void resetStatus() override { status_.zero(); }
+  std::vector<ContactCount> counts() const override { return counts(readStatus()); }
   /// Waits for the device and returns the status maxima since the last reset.
   RigidContactStatus readStatus() const { return status_.download()[0]; }
-  bool fits(const RigidContactStatus& status) const;
-  /// Grows what overflowed (to the count plus 25%, at least double). Returns what grew, e.g.
+  std::vector<ContactCount> counts(const RigidContactStatus& status) const;
+  bool fits(const RigidContactStatus& status) const { return allFit(counts(status)); }
+  /// Grows what `status` overflowed (ContactDetector's rule). Returns what grew, e.g.
   /// "shape pairs 16 -> 40", or "" if everything fit. Invalidates captured graphs.
-  std::string growToFit(const RigidContactStatus& status);
+  std::string growToFit(const RigidContactStatus& status) {
+    return ContactDetector::growToFit(counts(status));
+  }
 
   int pairCapacity() const { return pairCapacity_; }
   int rowCapacity() const { return rowCapacity_; }
@@ -141,6 +147,7 @@ class RigidContactDetector {
   bool usesAllPairs() const { return largestWorldTreeShapes_ <= settings_.allPairsShapes; }
 
  private:
+  void resize(std::span<const int> capacities) override;
   /// World poses and boxes; `refreshPairBoxes`: the list boxes too (else, when lists may be
   /// reused, each box is checked against its list box); `listsBuilt`: count a list build.
   void computeShapeBoxes(const Transform* bodyPoses, bool refreshPairBoxes, bool listsBuilt);

@@ -237,32 +237,27 @@ void SelfContactDetector::writeParticleRecords(const ListGate& gate) {
          WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(), gate});
 }
 
-bool SelfContactDetector::fits(const ContactStatus& s) const {
-  return s.maxVertexTriangle <= vtCapacity_ && s.maxEdgeEdge <= eeCapacity_ &&
-         s.maxTriangleVertex <= tvCapacity_;
+std::vector<ContactCount> SelfContactDetector::counts(const ContactStatus& s) const {
+  return {{"vertex-triangle", s.maxVertexTriangle, vtCapacity_},
+          {"edge-edge", s.maxEdgeEdge, eeCapacity_},
+          {"triangle-vertex", s.maxTriangleVertex, tvCapacity_}};
 }
 
-std::string SelfContactDetector::growToFit(const ContactStatus& s) {
-  std::string grew;
-  auto grow = [&](const char* name, int needed, int& capacity, DeviceBuffer<int>& items,
-                  int primitives) {
-    if (needed <= capacity) return;
-    const int next = std::max(2 * capacity, needed + needed / 4);
-    grew += std::string(grew.empty() ? "" : ", ") + name + " " + std::to_string(capacity) + " -> " +
-            std::to_string(next);
+void SelfContactDetector::resize(std::span<const int> capacities) {
+  auto resizeList = [&](int next, int& capacity, DeviceBuffer<int>& items, int primitives) {
+    if (next == capacity) return;
     capacity = next;
     items = DeviceBuffer<int>(device_, size_t(primitives) * size_t(capacity));
   };
-  grow("vertex-triangle", s.maxVertexTriangle, vtCapacity_, vtItems_, topology_.numParticles);
-  grow("edge-edge", s.maxEdgeEdge, eeCapacity_, eeItems_, topology_.numEdges);
-  grow("triangle-vertex", s.maxTriangleVertex, tvCapacity_, tvItems_, topology_.numTriangles);
+  resizeList(capacities[0], vtCapacity_, vtItems_, topology_.numParticles);
+  resizeList(capacities[1], eeCapacity_, eeItems_, topology_.numEdges);
+  resizeList(capacities[2], tvCapacity_, tvItems_, topology_.numTriangles);
   if (writesParticleRecords() && records_.size() < recordCapacity())
     records_ = DeviceBuffer<ContactRecord>(device_, recordCapacity());
   if (settings_.traversal == DetectionTraversal::Cooperative) {
     if (vtHits_.size() != vtItems_.size()) vtHits_ = DeviceBuffer<int>(device_, vtItems_.size());
     if (eeHits_.size() != eeItems_.size()) eeHits_ = DeviceBuffer<int>(device_, eeItems_.size());
   }
-  return grew;
 }
 
 }  // namespace weft

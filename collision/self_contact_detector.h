@@ -12,8 +12,9 @@
 // ContactStatus maxima. With the vertex adjacency in the topology, detect() also writes every
 // particle's pairs as one flat list of records in gather order (particleRecordOffsets(),
 // particleRecords(); kernels/particle_contact_records.cuh), sized from the capacities so that it
-// always fits. Between frames the owner reads the status (readStatus) and calls
-// growToFit(), which reallocates any list that overflowed; the frame is then run again.
+// always fits. Between frames the owner asks growIfOverflowed() (ContactDetector,
+// collision/contact_detector.h), which reads the status and reallocates any list that
+// overflowed; the frame is then run again.
 // rebuild() rebuilds both trees from scratch (refit-only trees degrade under large motion; the
 // reference rebuilds cloth_twist's trees every 10 frames).
 //
@@ -30,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "collision/contact_detector.h"
 #include "collision/lbvh.h"
 #include "kernels/particle_contact_records.cuh"
 #include "kernels/runtime/buffer.h"
@@ -86,7 +88,7 @@ struct SelfContactDetectorSettings {
   float reuseSlack = 0.0f;  // s: lists kept while no particle moved more than s [m]; 0: never
 };
 
-class SelfContactDetector {
+class SelfContactDetector final : public ContactDetector {
  public:
   /// Builds both trees on `initialPositions` (device pointer) and allocates the lists.
   SelfContactDetector(const Device& device, const SelfContactTopology& topology,
@@ -112,21 +114,25 @@ class SelfContactDetector {
   const Lbvh& edgeBvh() const { return *edgeBvh_; }
   const SelfContactDetectorSettings& settings() const { return settings_; }
 
-  /// Zeroes the status maxima (graph-capturable); do it at the start of each frame.
-  void resetStatus() { status_.zero(); }
+  // ContactDetector: the vertex-triangle, edge-edge and triangle-vertex lists.
+  void resetStatus() override { status_.zero(); }
+  std::vector<ContactCount> counts() const override { return counts(readStatus()); }
   /// Waits for the device and returns the status maxima since the last reset.
   ContactStatus readStatus() const { return status_.download()[0]; }
-  /// Grows every list whose largest count exceeded its capacity (to the count plus 25%, at least
-  /// double). Returns what grew, e.g. "vertex-triangle 16 -> 40", or "" if everything fit.
-  /// Invalidates captured graphs that use the lists.
-  std::string growToFit(const ContactStatus& status);
-  bool fits(const ContactStatus& status) const;
+  std::vector<ContactCount> counts(const ContactStatus& status) const;
+  bool fits(const ContactStatus& status) const { return allFit(counts(status)); }
+  /// Grows every list that `status` overflowed (ContactDetector's rule). Returns what grew, e.g.
+  /// "vertex-triangle 16 -> 40", or "" if everything fit. Invalidates captured graphs.
+  std::string growToFit(const ContactStatus& status) {
+    return ContactDetector::growToFit(counts(status));
+  }
 
   int vertexTriangleCapacity() const { return vtCapacity_; }
   int edgeEdgeCapacity() const { return eeCapacity_; }
   int triangleVertexCapacity() const { return tvCapacity_; }
 
  private:
+  void resize(std::span<const int> capacities) override;
   /// `gate`: which worlds' boxes are computed (default: all).
   void computeLeafBoxes(const Vec3* positions, const ListGate& gate = {});
   void writeParticleRecords(const ListGate& gate);
