@@ -46,6 +46,7 @@
 #include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/shape.h"
+#include "kernels/shape_geometry.h"
 #include "kernels/small_sort.h"
 
 namespace weft {
@@ -120,24 +121,6 @@ WEFT_HD inline bool sortedKeysContain(const std::uint64_t* keys, int count, std:
 /// World pose of a shape: bodyPose ∘ localPose.
 WEFT_HD inline Transform shapeWorldPose(const Transform& bodyPose, const Transform& localPose) {
   return {bodyPose.p + rotate(bodyPose.q, localPose.p), bodyPose.q * localPose.q};
-}
-
-/// The box of a non-plane shape at world pose `pose`, grown by `grow` on every side.
-WEFT_HD inline void shapeBounds(const ShapeGeometry& g, const Transform& pose, float grow,
-                                Vec3& lower, Vec3& upper) {
-  Vec3 half{g.radius, g.radius, g.radius};
-  if (g.type == ShapeType::Capsule) {
-    const Vec3 axis = rotate(pose.q, Vec3{0.0f, 0.0f, 1.0f});
-    half += g.halfHeight * Vec3{fabsf(axis.x), fabsf(axis.y), fabsf(axis.z)};
-  } else if (g.type == ShapeType::Box) {
-    const Mat33 r = rotationMatrix(pose.q);
-    for (int i = 0; i < 3; ++i)
-      half[i] = fabsf(r(i, 0)) * g.halfExtents.x + fabsf(r(i, 1)) * g.halfExtents.y +
-                fabsf(r(i, 2)) * g.halfExtents.z;
-  }
-  half += Vec3{grow, grow, grow};
-  lower = pose.p - half;
-  upper = pose.p + half;
 }
 
 /// The pair rule of the broad phase: one world (shapeWorld null: a single one), different bodies,

@@ -1,6 +1,9 @@
-// Closest-surface-point queries against a collision shape, in the shape's local frame. Contact
+// What a collision shape's type means geometrically, in one place: the closest-surface-point query
+// in the shape's local frame, and the shape's box at a world pose (the broad phases'). Contact
 // generation (cloth_vbd_spec §5.8) maps a particle into the frame, queries, and stores the surface
-// point (body frame) and the normal (rotated to world) as the contact record.
+// point (body frame) and the normal (rotated to world) as the contact record. A new shape type
+// adds its case here, its pairs in kernels/rigid_narrow_phase.h, its validation in
+// solver/shape_checks.cpp and its USD prim in apps/frame_writer.cpp (docs/ARCHITECTURE.md).
 //
 // Conventions (kernels/shape.h): plane z = 0 with normal +Z, infinite, "inside" is z < 0; box
 // centred at the origin with half extents; sphere at the origin; capsule with its axis segment
@@ -75,6 +78,24 @@ WEFT_HD inline ShapeQuery queryShape(const ShapeGeometry& g, const Vec3& localPo
     default:
       return {p.z, Vec3{p.x, p.y, 0.0f}, Vec3{0.0f, 0.0f, 1.0f}};
   }
+}
+
+/// The box of a non-plane shape at world pose `pose`, grown by `grow` on every side.
+WEFT_HD inline void shapeBounds(const ShapeGeometry& g, const Transform& pose, float grow,
+                                Vec3& lower, Vec3& upper) {
+  Vec3 half{g.radius, g.radius, g.radius};
+  if (g.type == ShapeType::Capsule) {
+    const Vec3 axis = rotate(pose.q, Vec3{0.0f, 0.0f, 1.0f});
+    half += g.halfHeight * Vec3{fabsf(axis.x), fabsf(axis.y), fabsf(axis.z)};
+  } else if (g.type == ShapeType::Box) {
+    const Mat33 r = rotationMatrix(pose.q);
+    for (int i = 0; i < 3; ++i)
+      half[i] = fabsf(r(i, 0)) * g.halfExtents.x + fabsf(r(i, 1)) * g.halfExtents.y +
+                fabsf(r(i, 2)) * g.halfExtents.z;
+  }
+  half += Vec3{grow, grow, grow};
+  lower = pose.p - half;
+  upper = pose.p + half;
 }
 
 }  // namespace weft
