@@ -12,7 +12,7 @@
 #include "kernels/runtime/timer.h"
 #include "scenes/scene.h"
 #include "scenes/scene_runner.h"
-#include "solver/rigid_simulation.h"
+#include "solver/simulation.h"
 #include "tuning/tuner.h"
 
 namespace weft {
@@ -71,16 +71,16 @@ WindowTiming timeWindow(Device& device, const std::string& sceneName,
 
 ConvergenceSummary windowConvergence(const Device& device, const std::string& sceneName) {
   const Scene& scene = findScene(sceneName);
-  if (!scene.cable || scene.benchWindowEnd <= scene.benchWindowFirst) return {};
-  RigidSolverOptions options = scene.rigidSolver;
+  if (!scene.hasRigid() || scene.benchWindowEnd <= scene.benchWindowFirst) return {};
+  RigidSolverOptions options = scene.rigid.solver;
   options.recordConvergence = true;
-  RigidSimulation sim(device, scene.buildRigid({}), options, 1.0 / scene.fps, scene.substeps);
+  Simulation sim(device, scene.rigid.build({}), options, 1.0 / scene.fps, scene.substeps);
   for (int frame = 0; frame < scene.benchWindowEnd; ++frame) {
     throwIfInterrupted();
     sim.advanceFrame();
   }
   // The record holds every frame from the first: keep the window's.
-  RigidSimulation::ConvergenceReport window = sim.convergenceReport();
+  RigidPart::ConvergenceReport window = sim.rigid().convergenceReport();
   const size_t before =
       size_t(scene.benchWindowFirst) * size_t(scene.substeps) * size_t(window.iterations);
   window.translation.erase(window.translation.begin(), window.translation.begin() + before);

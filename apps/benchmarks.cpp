@@ -32,7 +32,7 @@
 #include "solver/cable_builder.h"
 #include "solver/cloth_builder.h"
 #include "solver/contact_filter.h"
-#include "solver/rigid_simulation.h"
+#include "solver/simulation.h"
 #include "tuning/tuner.h"
 
 namespace weft {
@@ -170,8 +170,8 @@ void CableWorlds(benchmark::State& state, const std::string& sceneName) {
   TableSelection table;
   auto device = openWithSceneTable(sceneName, table);
   const Scene& scene = findScene(sceneName);
-  const RigidDesc desc = replicateWorlds(scene.buildRigid({}), worlds, {3.0f, 0.0f, 0.0f});
-  RigidSimulation sim(*device, desc, scene.rigidSolver, 1.0 / scene.fps, scene.substeps);
+  const RigidDesc desc = replicateWorlds(scene.rigid.build({}), worlds, {3.0f, 0.0f, 0.0f});
+  Simulation sim(*device, desc, scene.rigid.solver, 1.0 / scene.fps, scene.substeps);
   for (int f = 0; f < 3; ++f) sim.advanceFrame();
   double seconds = 0.0;
   long long frames = 0;

@@ -78,7 +78,8 @@ std::vector<std::string> resolveSceneList(const std::string& spec, const std::st
   for (const std::string& item : splitList(spec)) {
     if (item == "all" || item == "cloth" || item == "cable") {
       for (const Scene& s : allScenes())
-        if (s.benchmark && (item == "all" || (item == "cable") == s.cable)) names.push_back(s.name);
+        if (s.benchmark && (item == "all" || (item == "cable") == s.isCable()))
+          names.push_back(s.name);
       continue;
     }
     names.push_back(findScene(item).name);  // throws, listing the valid names

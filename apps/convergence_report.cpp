@@ -27,7 +27,7 @@ std::string number(double value) {
 
 }  // namespace
 
-ConvergenceSummary summarizeConvergence(const RigidSimulation::ConvergenceReport& report) {
+ConvergenceSummary summarizeConvergence(const RigidPart::ConvergenceReport& report) {
   ConvergenceSummary out;
   const size_t n = size_t(report.iterations);
   if (n == 0) return out;

@@ -1,4 +1,4 @@
-// The rigid solver's convergence record (RigidSimulation::ConvergenceReport, `weft run
+// The rigid solver's convergence record (RigidPart::ConvergenceReport, `weft run
 // --convergence`) summarized per iteration, and drawn as an SVG line chart on a log scale
 // (`--convergence-plot`).
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "solver/rigid_simulation.h"
+#include "solver/simulation.h"
 
 namespace weft {
 
@@ -18,7 +18,7 @@ struct ConvergenceSummary {
   std::vector<double> medianRotation, lowRotation, highRotation;           // [rad]
 };
 
-ConvergenceSummary summarizeConvergence(const RigidSimulation::ConvergenceReport& report);
+ConvergenceSummary summarizeConvergence(const RigidPart::ConvergenceReport& report);
 
 /// A self-contained SVG: the largest |Δx| [m] and |Δθ| [rad] per iteration, medians as lines and
 /// the 10th–90th percentiles as bands, on a log scale. `title` heads the chart.

@@ -1,5 +1,6 @@
 #include "apps/frame_writer.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -73,11 +74,36 @@ void writeShapeGeometry(FILE* f, const ShapeGeometry& g, const std::string& name
   }
 }
 
-/// One .usda file: the cloth as a Mesh with time-sampled points, shapes as prims.
+/// Pose lines of a prim placed once: translate, orient, and for boxes the half extents as scale
+/// (a Cube of size 2 scaled by them is the box).
+void writeStaticXform(FILE* f, const Transform& t, const ShapeGeometry& g) {
+  std::fprintf(f, "        double3 xformOp:translate = (%.7g, %.7g, %.7g)\n", t.p.x, t.p.y, t.p.z);
+  std::fprintf(f, "        quatf xformOp:orient = (%.7g, %.7g, %.7g, %.7g)\n", t.q.w, t.q.x, t.q.y,
+               t.q.z);
+  if (g.type == ShapeType::Box) {
+    std::fprintf(f, "        float3 xformOp:scale = (%.7g, %.7g, %.7g)\n", g.halfExtents.x,
+                 g.halfExtents.y, g.halfExtents.z);
+    std::fprintf(f,
+                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
+                 "\"xformOp:orient\", \"xformOp:scale\"]\n");
+  } else {
+    std::fprintf(f,
+                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
+                 "\"xformOp:orient\"]\n");
+  }
+}
+
+/// One .usda file for whatever the simulation holds: the cloth as a Mesh with time-sampled points
+/// and its shapes as prims (kinematic ones with time-sampled poses), the rigid bodies as Xforms
+/// with time-sampled translate/orient holding their shapes, and the rigid model's static shapes
+/// at the top level. The cloth's points are streamed to the file frame by frame; USD wants each
+/// attribute's samples together, so the bodies' poses are kept in memory and written by
+/// finish(), after the cloth.
 class UsdaWriter final : public FrameWriter {
  public:
-  UsdaWriter(const fs::path& path, const ModelDesc& desc, double fps, int plannedFrames)
-      : path_(path), desc_(desc), fps_(fps) {
+  UsdaWriter(const fs::path& path, const ModelDesc* cloth, const RigidDesc* rigid, double fps,
+             int plannedFrames)
+      : path_(path), cloth_(cloth), rigid_(rigid), fps_(fps) {
     file_ = openForWriting(temporaryPathFor(path.string()));
     std::fprintf(file_, "#usda 1.0\n(\n    defaultPrim = \"World\"\n");
     // endTimeCode is rewritten in place by finish() when fewer frames were written; the padding
@@ -88,17 +114,7 @@ class UsdaWriter final : public FrameWriter {
                  "    metersPerUnit = 1\n    startTimeCode = 0\n    timeCodesPerSecond = %.9g\n"
                  "    upAxis = \"Z\"\n)\n\ndef Xform \"World\"\n{\n",
                  fps);
-    writeShapes(plannedFrames);
-    std::fprintf(file_, "    def Mesh \"cloth\"\n    {\n        uniform bool doubleSided = 1\n");
-    std::fprintf(file_, "        int[] faceVertexCounts = [");
-    for (int t = 0; t < desc.numTriangles(); ++t) std::fprintf(file_, "%s3", t ? ", " : "");
-    std::fprintf(file_, "]\n        int[] faceVertexIndices = [");
-    for (int t = 0; t < desc.numTriangles(); ++t) {
-      const Int3 tri = desc.triangles[t];
-      std::fprintf(file_, "%s%d, %d, %d", t ? ", " : "", tri.x, tri.y, tri.z);
-    }
-    std::fprintf(file_, "]\n        uniform token subdivisionScheme = \"none\"\n");
-    std::fprintf(file_, "        point3f[] points.timeSamples = {\n");
+    if (cloth_) beginCloth(plannedFrames);
   }
 
   ~UsdaWriter() override {
@@ -108,17 +124,25 @@ class UsdaWriter final : public FrameWriter {
     }
   }
 
-  void writeFrame(int frame, double, std::span<const Vec3> positions) override {
-    std::fprintf(file_, "            %d: ", frame);
-    writePoints(file_, positions);
-    std::fprintf(file_, ",\n");
+  void writeFrame(int frame, const FrameState& state) override {
+    if (cloth_) {
+      std::fprintf(file_, "            %d: ", frame);
+      writePoints(file_, state.particles);
+      std::fprintf(file_, ",\n");
+    }
+    if (rigid_) {
+      frames_.push_back(frame);
+      poses_.insert(poses_.end(), state.bodies.begin(), state.bodies.end());
+    }
     lastFrame_ = frame;
     if (std::ferror(file_)) throw Error("writing " + path_.string() + " failed (disk full?)");
   }
 
   void finish() override {
     if (!file_) return;
-    std::fprintf(file_, "        }\n    }\n}\n");
+    if (cloth_) std::fprintf(file_, "        }\n    }\n");  // the points' samples, the mesh
+    if (rigid_) writeBodies();
+    std::fprintf(file_, "}\n");
     std::fseek(file_, endTimeOffset_, SEEK_SET);
     std::fprintf(file_, "    endTimeCode = %-12d\n", std::max(lastFrame_, 0));
     FILE* file = file_;
@@ -129,7 +153,23 @@ class UsdaWriter final : public FrameWriter {
   std::vector<std::string> files() const override { return {path_.string()}; }
 
  private:
-  /// Pose ops of a shape prim; `scale` (boxes: the unit cube's half extents) is applied last.
+  /// The cloth's shapes, then its mesh up to the opening of the points' time samples.
+  void beginCloth(int plannedFrames) {
+    writeShapes(plannedFrames);
+    std::fprintf(file_, "    def Mesh \"cloth\"\n    {\n        uniform bool doubleSided = 1\n");
+    std::fprintf(file_, "        int[] faceVertexCounts = [");
+    for (int t = 0; t < cloth_->numTriangles(); ++t) std::fprintf(file_, "%s3", t ? ", " : "");
+    std::fprintf(file_, "]\n        int[] faceVertexIndices = [");
+    for (int t = 0; t < cloth_->numTriangles(); ++t) {
+      const Int3 tri = cloth_->triangles[t];
+      std::fprintf(file_, "%s%d, %d, %d", t ? ", " : "", tri.x, tri.y, tri.z);
+    }
+    std::fprintf(file_, "]\n        uniform token subdivisionScheme = \"none\"\n");
+    std::fprintf(file_, "        point3f[] points.timeSamples = {\n");
+  }
+
+  /// Pose ops of a cloth shape prim; `scale` (boxes: the unit cube's half extents) is applied
+  /// last.
   void writeXform(const ShapeDesc& shape, int plannedFrames, const Vec3* scale) {
     const ShapeMotion& motion = shape.motion;
     auto translate = [](const Transform& t, FILE* f) {
@@ -168,107 +208,24 @@ class UsdaWriter final : public FrameWriter {
   }
 
   void writeShapes(int plannedFrames) {
-    for (size_t i = 0; i < desc_.shapes.size(); ++i) {
-      const ShapeDesc& s = desc_.shapes[i];
+    for (size_t i = 0; i < cloth_->shapes.size(); ++i) {
+      const ShapeDesc& s = cloth_->shapes[i];
       const std::string name = "shape_" + std::to_string(i);
       writeShapeGeometry(file_, s.geometry, name);
       if (!s.name.empty())
         std::fprintf(file_, "        custom string weft:name = \"%s\"\n", s.name.c_str());
-      // A Cube of size 2 scaled by the half extents is the box.
       writeXform(s, plannedFrames,
                  s.geometry.type == ShapeType::Box ? &s.geometry.halfExtents : nullptr);
       std::fprintf(file_, "    }\n\n");
     }
   }
 
-  fs::path path_;
-  const ModelDesc& desc_;
-  double fps_;
-  FILE* file_ = nullptr;
-  long endTimeOffset_ = 0;
-  int lastFrame_ = -1;
-};
-
-/// One OBJ per frame: <scene>_<frame>.obj with the cloth's vertices and triangles.
-class ObjSequenceWriter final : public FrameWriter {
- public:
-  ObjSequenceWriter(fs::path directory, std::string scene, const ModelDesc& desc)
-      : directory_(std::move(directory)), scene_(std::move(scene)), desc_(desc) {}
-
-  void writeFrame(int frame, double, std::span<const Vec3> positions) override {
-    char name[64];
-    std::snprintf(name, sizeof(name), "_%05d.obj", frame);
-    const fs::path path = directory_ / (scene_ + name);
-    FILE* f = openForWriting(temporaryPathFor(path.string()));
-    for (const Vec3& x : positions) std::fprintf(f, "v %.7g %.7g %.7g\n", x.x, x.y, x.z);
-    for (const Int3& t : desc_.triangles)
-      std::fprintf(f, "f %d %d %d\n", t.x + 1, t.y + 1, t.z + 1);
-    closeIntoPlace(f, path);
-    files_.push_back(path.string());
-  }
-  void finish() override {}
-  std::vector<std::string> files() const override { return files_; }
-
- private:
-  fs::path directory_;
-  std::string scene_;
-  const ModelDesc& desc_;
-  std::vector<std::string> files_;
-};
-
-void writeStaticXform(FILE* f, const Transform& t, const ShapeGeometry& g) {
-  std::fprintf(f, "        double3 xformOp:translate = (%.7g, %.7g, %.7g)\n", t.p.x, t.p.y, t.p.z);
-  std::fprintf(f, "        quatf xformOp:orient = (%.7g, %.7g, %.7g, %.7g)\n", t.q.w, t.q.x, t.q.y,
-               t.q.z);
-  if (g.type == ShapeType::Box) {
-    std::fprintf(f, "        float3 xformOp:scale = (%.7g, %.7g, %.7g)\n", g.halfExtents.x,
-                 g.halfExtents.y, g.halfExtents.z);
-    std::fprintf(f,
-                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
-                 "\"xformOp:orient\", \"xformOp:scale\"]\n");
-  } else {
-    std::fprintf(f,
-                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
-                 "\"xformOp:orient\"]\n");
-  }
-}
-
-class RigidUsdaWriter final : public RigidFrameWriter {
- public:
-  RigidUsdaWriter(fs::path path, const RigidDesc& desc, double fps)
-      : path_(std::move(path)), desc_(desc), fps_(fps) {
-    // Fail now, not after the run; the probe leaves nothing behind.
-    const std::string tmp = temporaryPathFor(path_.string());
-    FILE* probe = openForWriting(tmp);
-    std::fclose(probe);
-    std::error_code ec;
-    fs::remove(tmp, ec);
-  }
-  ~RigidUsdaWriter() override {
-    if (!written_) {
-      try {
-        finish();
-      } catch (...) {
-      }
-    }
-  }
-  void writeFrame(int frame, std::span<const Transform> poses) override {
-    frames_.push_back(frame);
-    poses_.insert(poses_.end(), poses.begin(), poses.end());
-  }
-  void finish() override {
-    if (written_) return;
-    written_ = true;
-    FILE* f = openForWriting(temporaryPathFor(path_.string()));
-    const int last = frames_.empty() ? 0 : frames_.back();
-    std::fprintf(f,
-                 "#usda 1.0\n(\n    defaultPrim = \"World\"\n    endTimeCode = %d\n"
-                 "    metersPerUnit = 1\n    startTimeCode = 0\n    timeCodesPerSecond = %.9g\n"
-                 "    upAxis = \"Z\"\n)\n\ndef Xform \"World\"\n{\n",
-                 last, fps_);
-    const int bodies = desc_.numBodies();
-    for (size_t s = 0; s < desc_.shapes.size(); ++s) {
-      const RigidShapeDesc& shape = desc_.shapes[s];
+  /// The rigid model's static shapes, then every body with its poses and shapes.
+  void writeBodies() {
+    FILE* f = file_;
+    const int bodies = rigid_->numBodies();
+    for (size_t s = 0; s < rigid_->shapes.size(); ++s) {
+      const RigidShapeDesc& shape = rigid_->shapes[s];
       if (shape.body >= 0) continue;
       writeShapeGeometry(f, shape.geometry, "static_" + std::to_string(s));
       writeStaticXform(f, shape.localPose, shape.geometry);
@@ -293,8 +250,8 @@ class RigidUsdaWriter final : public RigidFrameWriter {
       std::fprintf(f,
                    "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
                    "\"xformOp:orient\"]\n");
-      for (size_t s = 0; s < desc_.shapes.size(); ++s) {
-        const RigidShapeDesc& shape = desc_.shapes[s];
+      for (size_t s = 0; s < rigid_->shapes.size(); ++s) {
+        const RigidShapeDesc& shape = rigid_->shapes[s];
         if (shape.body != b) continue;
         writeShapeGeometry(f, shape.geometry, "shape_" + std::to_string(s));
         writeStaticXform(f, shape.localPose, shape.geometry);
@@ -302,33 +259,47 @@ class RigidUsdaWriter final : public RigidFrameWriter {
       }
       std::fprintf(f, "    }\n");
     }
-    std::fprintf(f, "}\n");
-    closeIntoPlace(f, path_);
   }
-  std::vector<std::string> files() const override { return {path_.string()}; }
+
+  fs::path path_;
+  const ModelDesc* cloth_;
+  const RigidDesc* rigid_;
+  double fps_;
+  FILE* file_ = nullptr;
+  long endTimeOffset_ = 0;
+  int lastFrame_ = -1;
+  std::vector<int> frames_;       // the frames written, for the bodies' samples
+  std::vector<Transform> poses_;  // (frames x bodies)
+};
+
+/// One OBJ per frame: <scene>_<frame>.obj with the cloth's vertices and triangles.
+class ObjSequenceWriter final : public FrameWriter {
+ public:
+  ObjSequenceWriter(fs::path directory, std::string scene, const ModelDesc& desc)
+      : directory_(std::move(directory)), scene_(std::move(scene)), desc_(desc) {}
+
+  void writeFrame(int frame, const FrameState& state) override {
+    char name[64];
+    std::snprintf(name, sizeof(name), "_%05d.obj", frame);
+    const fs::path path = directory_ / (scene_ + name);
+    FILE* f = openForWriting(temporaryPathFor(path.string()));
+    for (const Vec3& x : state.particles) std::fprintf(f, "v %.7g %.7g %.7g\n", x.x, x.y, x.z);
+    for (const Int3& t : desc_.triangles)
+      std::fprintf(f, "f %d %d %d\n", t.x + 1, t.y + 1, t.z + 1);
+    closeIntoPlace(f, path);
+    files_.push_back(path.string());
+  }
+  void finish() override {}
+  std::vector<std::string> files() const override { return files_; }
 
  private:
-  fs::path path_;
-  const RigidDesc& desc_;
-  double fps_;
-  std::vector<int> frames_;
-  std::vector<Transform> poses_;  // (frames x bodies)
-  bool written_ = false;
+  fs::path directory_;
+  std::string scene_;
+  const ModelDesc& desc_;
+  std::vector<std::string> files_;
 };
 
 }  // namespace
-
-std::unique_ptr<RigidFrameWriter> makeRigidFrameWriter(FrameFormat format,
-                                                       const std::string& directory,
-                                                       const std::string& sceneName,
-                                                       const RigidDesc& desc,
-                                                       double framesPerSecond) {
-  if (format == FrameFormat::None) return nullptr;
-  if (format == FrameFormat::Obj)
-    throw Error("--format obj writes cloth meshes; for a cable scene use usda or none");
-  const fs::path dir = prepareDirectory(directory);
-  return std::make_unique<RigidUsdaWriter>(dir / (sceneName + ".usda"), desc, framesPerSecond);
-}
 
 FrameFormat parseFrameFormat(const std::string& text) {
   if (text == "usda") return FrameFormat::Usda;
@@ -338,14 +309,19 @@ FrameFormat parseFrameFormat(const std::string& text) {
 }
 
 std::unique_ptr<FrameWriter> makeFrameWriter(FrameFormat format, const std::string& directory,
-                                             const std::string& sceneName, const ModelDesc& desc,
-                                             double framesPerSecond, int plannedFrames) {
+                                             const std::string& sceneName, const ModelDesc* cloth,
+                                             const RigidDesc* rigid, double framesPerSecond,
+                                             int plannedFrames) {
+  if (!cloth && !rigid) throw Error("a frame writer needs a cloth, a rigid model or both");
   if (format == FrameFormat::None) return nullptr;
+  if (format == FrameFormat::Obj && rigid)
+    throw Error("--format obj writes cloth meshes only; " + sceneName +
+                " has rigid bodies: use usda or none");
   const fs::path dir = prepareDirectory(directory);
   if (format == FrameFormat::Usda)
-    return std::make_unique<UsdaWriter>(dir / (sceneName + ".usda"), desc, framesPerSecond,
+    return std::make_unique<UsdaWriter>(dir / (sceneName + ".usda"), cloth, rigid, framesPerSecond,
                                         plannedFrames);
-  return std::make_unique<ObjSequenceWriter>(dir, sceneName, desc);
+  return std::make_unique<ObjSequenceWriter>(dir, sceneName, *cloth);
 }
 
 }  // namespace weft

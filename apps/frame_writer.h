@@ -1,6 +1,7 @@
-// Writing simulated frames to disk: USD ASCII (one .usda file, time-sampled points; opens in
-// usdview, Blender and Omniverse) or one OBJ per frame. Shapes are written too (USD only), with
-// time-sampled poses when they move.
+// Writing simulated frames to disk, one writer for whatever the simulation holds: USD ASCII (one
+// .usda file: the cloth's time-sampled points, the rigid bodies' time-sampled poses; opens in
+// usdview, Blender and Omniverse) or one OBJ per frame (cloth only). Shapes are written too (USD
+// only), with time-sampled poses when they move.
 //
 // Every file is written under "<name>.tmp" and renamed when complete (kernels/runtime/files.h): the
 // .usda when finish() closes its time samples, each OBJ when its frame is written. A run stopped by
@@ -23,40 +24,31 @@ enum class FrameFormat { Usda, Obj, None };
 /// "usda", "obj" or "none"; anything else throws weft::Error.
 FrameFormat parseFrameFormat(const std::string& text);
 
+/// One frame of a simulation: the cloth's particle positions and the rigid bodies' poses (empty
+/// for a part the simulation does not have).
+struct FrameState {
+  std::span<const Vec3> particles;
+  std::span<const Transform> bodies;
+};
+
 class FrameWriter {
  public:
   virtual ~FrameWriter() = default;
-  /// Writes the state at time `seconds` as frame `frame` (frame 0 is the initial state).
-  virtual void writeFrame(int frame, double seconds, std::span<const Vec3> positions) = 0;
+  /// Writes `state` as frame `frame` (frame 0 is the initial state).
+  virtual void writeFrame(int frame, const FrameState& state) = 0;
   /// Completes the output (e.g. closes the USD time samples); safe to call once.
   virtual void finish() = 0;
   /// Files written so far.
   virtual std::vector<std::string> files() const = 0;
 };
 
-/// A writer for `format` into `directory` (created if needed), or null for FrameFormat::None.
-/// `plannedFrames` is the last frame number the run intends to write. Throws weft::Error if the
-/// directory cannot be created or the file cannot be opened.
+/// A writer of `cloth`, `rigid` or both (null: absent) for `format` into `directory` (created if
+/// needed), or null for FrameFormat::None. `plannedFrames` is the last frame number the run
+/// intends to write. Throws weft::Error if the directory cannot be created or the file cannot be
+/// opened, and for obj with a rigid model (obj holds meshes only).
 std::unique_ptr<FrameWriter> makeFrameWriter(FrameFormat format, const std::string& directory,
-                                             const std::string& sceneName, const ModelDesc& desc,
-                                             double framesPerSecond, int plannedFrames);
-
-/// Rigid scenes: each body is an Xform with time-sampled translate/orient holding its shapes, and
-/// static shapes sit at the top level. USD wants every attribute's samples together, so the poses
-/// are kept in memory and the file is written by finish(). Only usda (or none) is supported.
-class RigidFrameWriter {
- public:
-  virtual ~RigidFrameWriter() = default;
-  virtual void writeFrame(int frame, std::span<const Transform> poses) = 0;
-  virtual void finish() = 0;
-  virtual std::vector<std::string> files() const = 0;
-};
-
-/// A writer for a rigid scene, or null for FrameFormat::None. Throws weft::Error for obj.
-std::unique_ptr<RigidFrameWriter> makeRigidFrameWriter(FrameFormat format,
-                                                       const std::string& directory,
-                                                       const std::string& sceneName,
-                                                       const RigidDesc& desc,
-                                                       double framesPerSecond);
+                                             const std::string& sceneName, const ModelDesc* cloth,
+                                             const RigidDesc* rigid, double framesPerSecond,
+                                             int plannedFrames);
 
 }  // namespace weft

@@ -64,12 +64,12 @@ int scenesCommand(std::ostream& out, std::ostream& err) {
   try {
     for (const Scene& s : allScenes()) {
       char counts[128];
-      if (s.cable) {
-        const RigidDesc desc = s.buildRigid(SceneOptions{});
+      if (!s.hasCloth()) {
+        const RigidDesc desc = s.rigid.build(SceneOptions{});
         std::snprintf(counts, sizeof(counts), "%6d bodies    %6d joints     %3d frames",
                       desc.numBodies(), desc.numJoints(), s.defaultFrames);
       } else {
-        const ModelDesc desc = s.build(SceneOptions{});
+        const ModelDesc desc = s.cloth.build(SceneOptions{});
         std::snprintf(counts, sizeof(counts), "%6d particles %6d triangles  %3d frames",
                       desc.numParticles(), desc.numTriangles(), s.defaultFrames);
       }

@@ -1,5 +1,6 @@
 // weft run SCENE: build a scene, simulate it frame by frame (one CUDA graph replay per frame on
-// CUDA), write the frames, check the result, and summarize.
+// CUDA), write the frames, check the result, and summarize — one path for every scene, with what
+// a cloth and a rigid model each add in ClothRun and RigidRun.
 //
 // Order matters for "nothing written half-way": every input is validated and the simulation is
 // built before the first file is created. If the state becomes non-finite, the run stops at that
@@ -27,7 +28,6 @@
 #include "scenes/cable_checks.h"
 #include "scenes/scene.h"
 #include "scenes/worlds.h"
-#include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
 #include "weft_version.h"
 
@@ -35,7 +35,7 @@ namespace weft {
 namespace {
 
 /// Candidate pairs one list build found, averaged over the last frame's builds (0 without any).
-long long lastFramePairsPerBuild(const Simulation::ContactReport& contacts) {
+long long lastFramePairsPerBuild(const ClothPart::ContactReport& contacts) {
   const ContactStatus& last = contacts.lastFrame;
   return last.listBuilds > 0 ? static_cast<long long>(last.totalPairs) / last.listBuilds : 0;
 }
@@ -149,12 +149,15 @@ std::vector<float> largestPerFrame(const std::vector<CableIntegrityRecord>& worl
   return out;
 }
 
+/// Where a run stopped because the state became non-finite.
 struct Divergence {
   long long frame;
-  int particle;
+  const char* what;  // "particle" or "body"
+  int index;         // of the combined model
+  int world;
 };
 
-/// What a run of several worlds reports beside the scene's own lines (both paths).
+/// What a run of several worlds reports beside the scene's own lines.
 struct WorldsReport {
   int count = 1;
   Vec3 spacing;
@@ -233,148 +236,283 @@ WorldsReport worldsReport(const Worlds& worlds, const Scene& scene, const Device
   return r;
 }
 
-/// weft run for a cable scene (RigidSimulation): the same flow as the cloth path below, with
-/// bodies instead of particles, and any number of worlds (scenes/worlds.h).
-int runCableScene(const RunOptions& options, const Scene& scene, const SceneOptions& sceneOptions,
-                  int frames, FrameFormat format, Device& device, const TableSelection& table,
-                  std::ostream& out) {
-  if (!options.meshPath.empty()) throw Error("scene " + scene.name + " has no cloth for --mesh");
-  if (options.profile)
-    throw Error("--profile is for cloth scenes; use `weft bench` for a cable scene's breakdown");
-  if (options.intersectionsEveryFrame)
-    throw Error("--intersections-every-frame is for cloth scenes");
-  const size_t deviceBytes = device.isCuda() ? device.gpu().totalMemoryBytes : 0;
-  const RigidWorlds worlds = buildRigidWorlds(scene, sceneOptions, deviceBytes);
-  const RigidDesc& desc = worlds.desc;
-  const int numWorlds = worlds.count();
-  RigidSolverOptions solverOptions = scene.rigidSolver;
-  if (options.iterations > 0) solverOptions.iterations = options.iterations;
-  if (options.chebyshevRho >= 0.0f) solverOptions.chebyshevRho = options.chebyshevRho;
-  const bool recordsConvergence = options.convergence || !options.convergencePlot.empty();
-  solverOptions.recordConvergence = recordsConvergence;
-  const size_t bytesBefore = liveDeviceBytes(device);
-  RigidSimulation sim(device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
-                      options.useGraphs);
-  std::unique_ptr<RigidFrameWriter> writer =
-      makeRigidFrameWriter(format, options.outDir, scene.name, desc, scene.fps);
-  std::vector<Transform> poses = sim.poses();
-  std::vector<Vec3> linear = sim.linearVelocities(), angular = sim.angularVelocities();
-  if (writer) writer->writeFrame(0, poses);
+// ---- The parts of a run ---------------------------------------------------------------------
+// `weft run` has one path for every scene: validate, build, simulate frame by frame, check,
+// summarize. What differs between a cloth and a rigid model (what is read after a frame, how a
+// world is checked, the summary's lines) is each part's, below; a scene with both parts runs both.
 
-  std::vector<double> frameMs;
-  std::optional<Divergence> divergence;
-  // Joint gaps and capsule overlaps of every frame, one record per world.
-  std::vector<CableIntegrityRecord> integrity(static_cast<size_t>(numWorlds));
-  std::vector<std::vector<Transform>> history;  // every frame's poses, for checks of the motion
-  int framesRun = 0;                            // fewer than `frames` when a signal stopped the run
-  ProgressBar progress("weft run " + scene.name, frames);
-  const auto wallStart = std::chrono::steady_clock::now();
-  for (int frame = 1; frame <= frames && !interruptSignal(); ++frame) {
-    sim.advanceFrame();
-    framesRun = frame;
-    frameMs.push_back(sim.lastFrameMs());
-    poses = sim.poses();
+/// The cloth of a run: its worlds and solver options, the state read after each frame, its
+/// self-intersections, checks and summary lines.
+class ClothRun {
+ public:
+  ClothRun(const RunOptions& options, const Scene& scene, const SceneOptions& sceneOptions,
+           size_t deviceBytes)
+      : scene_(scene),
+        options_(options),
+        worlds_(buildClothWorlds(scene, sceneOptions, deviceBytes)),
+        solver_(scene.cloth.solver),
+        positions_(desc().positions),
+        velocities_(desc().velocities) {
+    if (options.reuseSlack >= 0.0f) solver_.selfContact.reuseSlack = options.reuseSlack;
+    if (options.iterations > 0) solver_.iterations = options.iterations;
+    if (!options.meshPath.empty())  // a mesh's size is known once it is read
+      checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc().numParticles(),
+                       false, availableHostMemory(), deviceBytes);
+  }
+
+  const ClothWorlds& worlds() const { return worlds_; }
+  const ModelDesc& desc() const { return worlds_.desc; }
+  const SolverOptions& solverOptions() const { return solver_; }
+  std::span<const Vec3> positions() const { return positions_; }
+  /// Once the simulation is built: the profile, and the self-intersection counter (allocated
+  /// after the simulation's buffers were counted from, so the memory line includes it).
+  void attach(Simulation& sim) {
+    if (options_.profile) sim.cloth().solver().setProfile(&profile_);
+    const ModelDesc& d = desc();
+    counter_.emplace(sim.device(), d.numParticles(), d.triangles, d.edges, d.worlds,
+                     d.worldRanges.triangles);
+  }
+
+  /// After frame `frame`: the state, and the first non-finite particle if any.
+  std::optional<Divergence> readFrame(Simulation& sim, long long frame) {
+    positions_ = sim.cloth().positions();
+    velocities_ = sim.cloth().velocities();
+    const std::optional<int> bad = firstNonFiniteParticle(positions_, velocities_);
+    if (!bad) return std::nullopt;
+    return Divergence{frame, "particle", *bad, worlds_.worldOf(*bad)};
+  }
+  /// After the frame is written: its self-intersections (--intersections-every-frame).
+  void afterWrite(Simulation& sim) {
+    if (options_.intersectionsEveryFrame)
+      perFrame_.push_back(counter_->count(sim.cloth().state().positions.data()));
+  }
+  /// At the end of a run that did not diverge: each world's self-intersections.
+  void countIntersections(Simulation& sim) {
+    perWorld_ = counter_->countPerWorld(sim.cloth().state().positions.data());
+    total_ = 0;
+    for (int c : perWorld_) total_ += c;
+  }
+
+  /// World k's checks, judged on its own particles where it would be alone (the whole model for
+  /// one world).
+  std::vector<CheckResult> checks(int k, int frames) const {
+    std::vector<CheckResult> out;
+    if (worlds_.count() == 1)
+      out = scene_.cloth.checks(CheckInput{desc(), positions_, velocities_, frames});
+    else
+      out = scene_.cloth.checks(CheckInput{worlds_.model(k), worlds_.placedAlone(positions_, k),
+                                           worlds_.part(velocities_, k), frames});
+    if (scene_.cloth.checksSelfIntersections)
+      out.push_back(checkNoSelfIntersections(perWorld_[size_t(k)]));
+    return out;
+  }
+  /// That the last frame's candidate lists held every pair: the regrowth loop guarantees it, the
+  /// check makes a broken guarantee visible.
+  std::optional<CheckResult> contactsComplete(const Simulation& sim) const {
+    if (!solver_.selfContact.enabled) return std::nullopt;
+    const ClothPart::ContactReport& r = sim.cloth().contactReport();
+    const bool complete = r.lastFrame.maxVertexTriangle <= r.vertexTriangleCapacity &&
+                          r.lastFrame.maxEdgeEdge <= r.edgeEdgeCapacity &&
+                          r.lastFrame.maxTriangleVertex <= r.triangleVertexCapacity;
+    return CheckResult{"contacts_complete", complete,
+                       complete ? "every candidate pair of the last frame was stored"
+                                : "the last frame's candidate lists overflowed"};
+  }
+
+  std::string iterations() const { return std::to_string(solver_.iterations) + " iterations"; }
+  void printModel(std::ostream& out) const {
+    const ModelDesc& d = desc();
+    out << "  model         " << d.numParticles() << " particles, " << d.numTriangles()
+        << " triangles, " << d.numEdges() << " edges, " << d.coloring.numColors() << " colors, "
+        << d.shapes.size() << " shapes\n";
+    for (const std::string& w : d.warnings) out << "  warning       " << w << "\n";
+  }
+  /// The intersections and self-contact lines (`diverged`: no intersection count).
+  void printContacts(std::ostream& out, const Simulation& sim, bool diverged) const {
+    const int numWorlds = worlds_.count();
+    if (!diverged)
+      out << "  intersections " << total_ << " edge-triangle self-intersections at the end"
+          << (numWorlds > 1 ? " (" +
+                                  std::to_string(std::count_if(perWorld_.begin(), perWorld_.end(),
+                                                               [](int c) { return c > 0; })) +
+                                  " of " + std::to_string(numWorlds) + " worlds have any)"
+                            : "")
+          << (options_.intersectionsEveryFrame && !perFrame_.empty()
+                  ? ", at most " +
+                        std::to_string(*std::max_element(perFrame_.begin(), perFrame_.end())) +
+                        " in any frame"
+                  : "")
+          << "\n";
+    if (!solver_.selfContact.enabled) return;
+    const ClothPart::ContactReport& contacts = sim.cloth().contactReport();
+    out << "  self-contact  largest candidate lists: " << contacts.largest.maxVertexTriangle
+        << " triangles per vertex, " << contacts.largest.maxEdgeEdge << " edges per edge, "
+        << contacts.largest.maxTriangleVertex << " vertices per triangle\n";
+    out << "  lists         built in " << contacts.listBuilds << " of " << contacts.detections
+        << " detections" << (numWorlds > 1 ? " by world 0" : "");
+    const SelfContactOptions& sc = solver_.selfContact;
+    if (sc.reuseSlack > 0.0f)
+      out << " (kept while particles moved less than " << sc.reuseSlack
+          << "; queries at margin + 2 x that, " << sc.margin + 2.0f * sc.reuseSlack << ")";
+    out << "\n";
+    out << "  pairs         " << lastFramePairsPerBuild(contacts)
+        << " candidate pairs per list build in the last frame (vertex-triangle, plus edge-edge "
+           "from both edges)\n";
+  }
+  /// The per-stage profile (--profile).
+  void printExtras(std::ostream& out) const {
+    if (!options_.profile || profile_.substeps == 0) return;
+    out << "  profile       stage                     calls/substep   us/substep   share\n";
+    double total = 0.0;
+    for (double ms : profile_.milliseconds) total += ms;
+    for (int s = 0; s < StepProfile::kNumStages; ++s) {
+      if (profile_.calls[s] == 0) continue;
+      char line[160];
+      std::snprintf(line, sizeof(line), "                %-26s %9.1f %12.1f %7.1f%%\n",
+                    std::string(StepProfile::stageName(s)).c_str(),
+                    double(profile_.calls[s]) / profile_.substeps,
+                    1000.0 * profile_.milliseconds[s] / profile_.substeps,
+                    100.0 * profile_.milliseconds[s] / total);
+      out << line;
+    }
+  }
+  void addJson(nlohmann::json& j, const Simulation& sim, bool diverged) const {
+    const ModelDesc& d = desc();
+    j["particles"] = d.numParticles();
+    j["triangles"] = d.numTriangles();
+    j["edges"] = d.numEdges();
+    j["colors"] = d.coloring.numColors();
+    j["warnings"] = d.warnings;
+    j["self_intersections"] = diverged ? nlohmann::json(nullptr) : nlohmann::json(total_);
+    if (options_.intersectionsEveryFrame) j["self_intersections_per_frame"] = perFrame_;
+    if (worlds_.count() > 1 && !diverged) j["self_intersections_per_world"] = perWorld_;
+    if (!solver_.selfContact.enabled) return;
+    const ClothPart::ContactReport& contacts = sim.cloth().contactReport();
+    j["self_contact"] = {{"largest_vertex_triangle", contacts.largest.maxVertexTriangle},
+                         {"largest_edge_edge", contacts.largest.maxEdgeEdge},
+                         {"largest_triangle_vertex", contacts.largest.maxTriangleVertex},
+                         {"capacity_vertex_triangle", contacts.vertexTriangleCapacity},
+                         {"capacity_edge_edge", contacts.edgeEdgeCapacity},
+                         {"capacity_triangle_vertex", contacts.triangleVertexCapacity},
+                         {"detections", contacts.detections},
+                         {"list_builds", contacts.listBuilds},
+                         {"last_frame_pairs_per_build", lastFramePairsPerBuild(contacts)},
+                         {"reuse_slack", solver_.selfContact.reuseSlack},
+                         {"regrowths", sim.regrowths()}};
+  }
+
+ private:
+  const Scene& scene_;
+  const RunOptions& options_;
+  ClothWorlds worlds_;
+  SolverOptions solver_;
+  std::optional<IntersectionCounter> counter_;
+  std::vector<Vec3> positions_, velocities_;
+  StepProfile profile_;
+  std::vector<int> perFrame_;  // self-intersections after every frame (--intersections-every-frame)
+  std::vector<int> perWorld_;  // at the end, per world (one entry for one world)
+  int total_ = 0;
+};
+
+/// The rigid model of a run: its worlds and solver options, the poses and velocities read after
+/// each frame, every frame's joint gaps and overlaps per world, its checks and summary lines.
+class RigidRun {
+ public:
+  RigidRun(const RunOptions& options, const Scene& scene, const SceneOptions& sceneOptions,
+           size_t deviceBytes)
+      : scene_(scene),
+        options_(options),
+        worlds_(buildRigidWorlds(scene, sceneOptions, deviceBytes)),
+        solver_(scene.rigid.solver),
+        integrity_(static_cast<size_t>(worlds_.count())) {
+    if (options.iterations > 0) solver_.iterations = options.iterations;
+    if (options.chebyshevRho >= 0.0f) solver_.chebyshevRho = options.chebyshevRho;
+    solver_.recordConvergence = recordsConvergence();
+  }
+
+  const RigidWorlds& worlds() const { return worlds_; }
+  const RigidDesc& desc() const { return worlds_.desc; }
+  const RigidSolverOptions& solverOptions() const { return solver_; }
+  std::span<const Transform> poses() const { return poses_; }
+  bool recordsConvergence() const {
+    return options_.convergence || !options_.convergencePlot.empty();
+  }
+  void readInitial(const Simulation& sim) { poses_ = sim.rigid().poses(); }
+
+  /// After frame `frame`: the state and its integrity record, and the first non-finite body if
+  /// any.
+  std::optional<Divergence> readFrame(Simulation& sim, long long frame) {
+    poses_ = sim.rigid().poses();
+    const int numWorlds = worlds_.count();
     if (numWorlds == 1) {
-      integrity.front().record(desc, poses, frame);
+      integrity_.front().record(desc(), poses_, int(frame));
     } else {
       for (int k = 0; k < numWorlds; ++k)
-        integrity[size_t(k)].record(worlds.model(k), worlds.placedAlone(poses, k), frame);
+        integrity_[size_t(k)].record(worlds_.model(k), worlds_.placedAlone(poses_, k), int(frame));
     }
-    if (scene.rigidChecksUseHistory) history.push_back(poses);
-    linear = sim.linearVelocities();
-    angular = sim.angularVelocities();
-    const RigidCheckInput probe{desc,    poses, linear, angular, frame, frame / scene.fps,
+    if (scene_.rigid.checksUseHistory) history_.push_back(poses_);
+    linear_ = sim.rigid().linearVelocities();
+    angular_ = sim.rigid().angularVelocities();
+    const RigidCheckInput probe{desc(),  poses_, linear_, angular_, frame, frame / scene_.fps,
                                 nullptr, {}};
-    if (!checkBodiesFinite(probe).pass) {
-      int bad = 0;
-      for (size_t b = 0; b < poses.size(); ++b)
-        if (!std::isfinite(poses[b].p.x + poses[b].p.y + poses[b].p.z + linear[b].x + linear[b].y +
-                           linear[b].z)) {
-          bad = int(b);
-          break;
-        }
-      divergence = Divergence{frame, bad};
-      break;
-    }
-    if (writer) writer->writeFrame(frame, poses);
-    progress.update(frame,
-                    formatFixed(1000.0 * frameMs.back() / scene.substeps, 1) + " us/substep");
+    if (checkBodiesFinite(probe).pass) return std::nullopt;
+    int bad = 0;
+    for (size_t b = 0; b < poses_.size(); ++b)
+      if (!std::isfinite(poses_[b].p.x + poses_[b].p.y + poses_[b].p.z + linear_[b].x +
+                         linear_[b].y + linear_[b].z)) {
+        bad = int(b);
+        break;
+      }
+    return Divergence{frame, "body", bad, worlds_.worldOf(bad)};
   }
-  progress.finish();
-  const double wallSeconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-  if (writer) writer->finish();
 
-  const int signal = divergence ? 0 : interruptSignal();
-  const size_t bytesAfter = liveDeviceBytes(device);  // with any growth of the contact buffers
-  WorldsReport report = worldsReport(worlds, scene, device, table,
-                                     bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0);
-  std::vector<CheckResult> checks;
-  if (divergence) {
-    const int world = worlds.worldOf(divergence->particle);
-    checks.push_back({"finite", false,
-                      "body " + std::to_string(divergence->particle) +
-                          (numWorlds > 1 ? " (world " + std::to_string(world) + ")" : "") +
-                          " became non-finite at frame " + std::to_string(divergence->frame)});
-  } else if (!signal && numWorlds == 1) {
-    checks = scene.rigidChecks(RigidCheckInput{desc, poses, linear, angular, frames,
-                                               frames / scene.fps, &integrity.front(), history});
-  } else if (!signal) {
-    // Each world judged on its own bodies, where it would be alone.
-    std::vector<std::vector<CheckResult>> perWorld(static_cast<size_t>(numWorlds));
-    for (int k = 0; k < numWorlds; ++k) {
-      const std::vector<Transform> p = worlds.placedAlone(poses, k);
-      const std::vector<Vec3> v = worlds.part(linear, k), w = worlds.part(angular, k);
-      std::vector<std::vector<Transform>> h;
-      for (const std::vector<Transform>& frame : history) h.push_back(worlds.placedAlone(frame, k));
-      perWorld[size_t(k)] = scene.rigidChecks(RigidCheckInput{
-          worlds.model(k), p, v, w, frames, frames / scene.fps, &integrity[size_t(k)], h});
-    }
-    report.checks = summarizeWorldChecks(perWorld);
-    checks = worldCheckResults(report.checks);
+  /// World k's checks, judged on its own bodies where it would be alone (the whole model for one
+  /// world).
+  std::vector<CheckResult> checks(int k, int frames) const {
+    const double seconds = frames / scene_.fps;
+    if (worlds_.count() == 1)
+      return scene_.rigid.checks(RigidCheckInput{desc(), poses_, linear_, angular_, frames, seconds,
+                                                 &integrity_.front(), history_});
+    std::vector<std::vector<Transform>> h;
+    for (const std::vector<Transform>& frame : history_) h.push_back(worlds_.placedAlone(frame, k));
+    return scene_.rigid.checks(RigidCheckInput{worlds_.model(k), worlds_.placedAlone(poses_, k),
+                                               worlds_.part(linear_, k), worlds_.part(angular_, k),
+                                               frames, seconds, &integrity_[size_t(k)], h});
   }
-  if (!divergence && !signal) {
-    const RigidSimulation::ContactReport& r = sim.contactReport();
+  std::optional<CheckResult> contactsComplete(const Simulation& sim) const {
+    const RigidPart::ContactReport& r = sim.rigid().contactReport();
     const bool complete = r.lastFrameRows <= r.rowCapacity;
-    checks.push_back({"contacts_complete", complete,
-                      complete ? "every contact row of the last frame was stored (" +
-                                     std::to_string(r.lastFrameRows) + " rows, capacity " +
-                                     std::to_string(r.rowCapacity) + ")"
-                               : "the last frame's contact rows overflowed"});
+    return CheckResult{"contacts_complete", complete,
+                       complete ? "every contact row of the last frame was stored (" +
+                                      std::to_string(r.lastFrameRows) + " rows, capacity " +
+                                      std::to_string(r.rowCapacity) + ")"
+                                : "the last frame's contact rows overflowed"};
   }
-  const bool allPass = !signal && allChecksPass(checks);
-  const double msPerFrame = median(frameMs);
-  const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
-  const long long framesDone = divergence ? divergence->frame : framesRun;
-  const RigidSimulation::ContactReport& contacts = sim.contactReport();
 
-  out << "weft run " << scene.name << "\n";
-  out << "  device        " << device.describe()
-      << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
-  out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
-  report.print(out, scene, sceneOptions, device);
-  const std::string sweeps = solverOptions.chebyshevRho > 0.0f
-                                 ? "Chebyshev rho " + formatFixed(solverOptions.chebyshevRho, 2)
-                                 : "plain sweeps";
-  out << "  model         " << desc.numBodies() << " bodies, " << desc.numJoints() << " joints, "
-      << desc.numShapes() << " shapes, " << sim.model().numColors << " colors"
-      << (sim.model().hasDahl ? ", Dahl friction on" : "") << "\n";
-  report.printMemory(out, device);
-  out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
-      << solverOptions.iterations << " iterations"
-      << (solverOptions.chebyshevRho > 0.0f ? " (" + sweeps + ")" : "") << " at " << scene.fps
-      << " fps, in " << formatFixed(wallSeconds, 2) << " s wall\n";
-  out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
-      << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
-      << (device.isCuda() ? "CUDA events" : "host clock") << ")\n";
-  out << "  contacts      largest detection " << contacts.largestRows << " rows (capacity "
-      << contacts.rowCapacity << "), at most " << contacts.largestPartners
-      << " broad-phase partners per shape; partner lists built in " << contacts.pairListBuilds
-      << " of " << contacts.detections << " detections\n";
-  for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
-  const RigidSimulation::ConvergenceReport& convergence = sim.convergenceReport();
-  const ConvergenceSummary steps = summarizeConvergence(convergence);
-  if (recordsConvergence) {
+  std::string sweeps() const {
+    return solver_.chebyshevRho > 0.0f ? "Chebyshev rho " + formatFixed(solver_.chebyshevRho, 2)
+                                       : "plain sweeps";
+  }
+  std::string iterations() const {
+    return std::to_string(solver_.iterations) + " iterations" +
+           (solver_.chebyshevRho > 0.0f ? " (" + sweeps() + ")" : "");
+  }
+  void printModel(std::ostream& out, const Simulation& sim) const {
+    out << "  model         " << desc().numBodies() << " bodies, " << desc().numJoints()
+        << " joints, " << desc().numShapes() << " shapes, " << sim.rigid().model().numColors
+        << " colors" << (sim.rigid().model().hasDahl ? ", Dahl friction on" : "") << "\n";
+  }
+  void printContacts(std::ostream& out, const Simulation& sim) const {
+    const RigidPart::ContactReport& contacts = sim.rigid().contactReport();
+    out << "  contacts      largest detection " << contacts.largestRows << " rows (capacity "
+        << contacts.rowCapacity << "), at most " << contacts.largestPartners
+        << " broad-phase partners per shape; partner lists built in " << contacts.pairListBuilds
+        << " of " << contacts.detections << " detections\n";
+  }
+  /// The convergence lines and plot (--convergence, --convergence-plot).
+  void printExtras(std::ostream& out, const Simulation& sim) const {
+    if (!recordsConvergence()) return;
+    const ConvergenceSummary steps = summarizeConvergence(sim.rigid().convergenceReport());
     out << "  convergence   largest body step per iteration, median over " << steps.substeps
         << " substeps:\n";
     auto row = [&](const char* label, const std::vector<double>& values, const char* unit) {
@@ -384,84 +522,68 @@ int runCableScene(const RunOptions& options, const Scene& scene, const SceneOpti
     };
     row("|dx|    ", steps.medianTranslation, "m");
     row("|dtheta|", steps.medianRotation, "rad");
-    if (!options.convergencePlot.empty()) {
-      writeFileAtomically(options.convergencePlot,
-                          convergenceSvg(scene.name + ": convergence of the rigid solve (" +
-                                             std::to_string(solverOptions.iterations) +
-                                             " iterations, " + sweeps + ")",
-                                         steps),
-                          "convergence plot");
-      out << "                plot " << options.convergencePlot << "\n";
+    if (!options_.convergencePlot.empty()) {
+      writeFileAtomically(
+          options_.convergencePlot,
+          convergenceSvg(scene_.name + ": convergence of the rigid solve (" +
+                             std::to_string(solver_.iterations) + " iterations, " + sweeps() + ")",
+                         steps),
+          "convergence plot");
+      out << "                plot " << options_.convergencePlot << "\n";
     }
   }
-  printChecks(out, checks);
-  if (writer)
-    for (const std::string& f : writer->files()) out << "  output        " << f << "\n";
-  printOutcome(out, signal, framesDone, frames, allPass);
-
-  if (!options.summaryPath.empty()) {
-    nlohmann::json j = summaryHeader(scene, device, table, sim.usesGraphs(), framesDone, frames);
-    j["scene_options"] = sceneOptions.values;
-    j["iterations"] = solverOptions.iterations;
-    j["device_buffer_megabytes"] = report.deviceMegabytes;
-    j["worlds"] = report.json(scene, sceneOptions, device);
-    j["chebyshev_rho"] = solverOptions.chebyshevRho;
-    j["bodies"] = desc.numBodies();
-    j["joints"] = desc.numJoints();
-    j["shapes"] = desc.numShapes();
-    j["colors"] = sim.model().numColors;
-    addTimingAndChecks(j, usPerSubstep, msPerFrame, frameMs, wallSeconds, checks, allPass);
-    j["diverged"] =
-        divergence ? nlohmann::json{{"frame", divergence->frame}, {"body", divergence->particle}}
-                   : nlohmann::json(nullptr);
-    j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
+  void addJson(nlohmann::json& j, const Simulation& sim) const {
+    j["chebyshev_rho"] = solver_.chebyshevRho;
+    j["bodies"] = desc().numBodies();
+    j["joints"] = desc().numJoints();
+    j["shapes"] = desc().numShapes();
+    j["colors"] = sim.rigid().model().numColors;
+    const RigidPart::ContactReport& contacts = sim.rigid().contactReport();
     j["contacts"] = {
         {"largest_rows", contacts.largestRows}, {"last_frame_rows", contacts.lastFrameRows},
         {"row_capacity", contacts.rowCapacity}, {"largest_partners", contacts.largestPartners},
         {"detections", contacts.detections},    {"pair_list_builds", contacts.pairListBuilds},
-        {"regrowths", contacts.regrowths}};
+        {"regrowths", sim.regrowths()}};
     // Per frame from frame 1 (null where nothing could be measured): the largest joint anchor
     // gap over its joint's reference length, and the deepest capsule overlap over the pair's
     // smaller radius (negative: apart), as the integrity checks judge them; with worlds, the
     // largest over the worlds.
-    j["integrity"] = {{"joint_gap_fraction_per_frame", largestPerFrame(integrity, true)},
-                      {"overlap_fraction_per_frame", largestPerFrame(integrity, false)}};
-    if (recordsConvergence) {
-      // Per substep of the run (frames in order), one value per iteration.
-      const size_t n = size_t(convergence.iterations);
-      nlohmann::json translation = nlohmann::json::array(), rotation = nlohmann::json::array();
-      for (size_t s = 0; s * n < convergence.translation.size(); ++s) {
-        translation.push_back(std::vector<float>(convergence.translation.begin() + s * n,
-                                                 convergence.translation.begin() + (s + 1) * n));
-        rotation.push_back(std::vector<float>(convergence.rotation.begin() + s * n,
-                                              convergence.rotation.begin() + (s + 1) * n));
-      }
-      j["convergence"] = {{"iterations", convergence.iterations},
-                          {"substeps", steps.substeps},
-                          {"median_translation_step_m", steps.medianTranslation},
-                          {"median_rotation_step_rad", steps.medianRotation},
-                          {"translation_step_m", translation},
-                          {"rotation_step_rad", rotation}};
+    j["integrity"] = {{"joint_gap_fraction_per_frame", largestPerFrame(integrity_, true)},
+                      {"overlap_fraction_per_frame", largestPerFrame(integrity_, false)}};
+    if (!recordsConvergence()) return;
+    // Per substep of the run (frames in order), one value per iteration.
+    const RigidPart::ConvergenceReport& convergence = sim.rigid().convergenceReport();
+    const ConvergenceSummary steps = summarizeConvergence(convergence);
+    const size_t n = size_t(convergence.iterations);
+    nlohmann::json translation = nlohmann::json::array(), rotation = nlohmann::json::array();
+    for (size_t s = 0; s * n < convergence.translation.size(); ++s) {
+      translation.push_back(std::vector<float>(convergence.translation.begin() + s * n,
+                                               convergence.translation.begin() + (s + 1) * n));
+      rotation.push_back(std::vector<float>(convergence.rotation.begin() + s * n,
+                                            convergence.rotation.begin() + (s + 1) * n));
     }
-    j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
-    writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
-    out << "  summary       " << options.summaryPath << "\n";
+    j["convergence"] = {{"iterations", convergence.iterations},
+                        {"substeps", steps.substeps},
+                        {"median_translation_step_m", steps.medianTranslation},
+                        {"median_rotation_step_rad", steps.medianRotation},
+                        {"translation_step_m", translation},
+                        {"rotation_step_rad", rotation}};
   }
-  out.flush();
-  if (signal) return interruptExitCode(signal);
-  return allPass ? kExitOk : kExitCheckFailed;
-}
 
-int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
-  // ---- Validate everything before anything is written -----------------------------------
-  const Scene& scene = findScene(options.scene);
-  const FrameFormat format = parseFrameFormat(options.format);
-  if (options.frames < 0) throw Error("--frames must be positive");
-  const int frames = options.frames > 0 ? options.frames : scene.defaultFrames;
-  auto device = openDevice(options.device, options.debugLaunches);
-  const TableSelection table =
-      applyLaunchTable(*device, options.launchTable, scene.name, err, options.worlds);
+ private:
+  const Scene& scene_;
+  const RunOptions& options_;
+  RigidWorlds worlds_;
+  RigidSolverOptions solver_;
+  std::vector<Transform> poses_;
+  std::vector<Vec3> linear_, angular_;
+  // Joint gaps and capsule overlaps of every frame, one record per world.
+  std::vector<CableIntegrityRecord> integrity_;
+  std::vector<std::vector<Transform>> history_;  // every frame's poses, for checks of the motion
+};
 
+/// The scene options of `options` (--scene-option, --mesh…, --worlds, --world-spacing).
+SceneOptions sceneOptionsOf(const RunOptions& options) {
   SceneOptions sceneOptions;
   sceneOptions.meshPath = options.meshPath;
   sceneOptions.meshScale = options.meshScale;
@@ -487,47 +609,71 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                                  options.worldSpacing[2]};
   if (!options.worldSpacing.empty() && options.worlds < 2)
     throw Error("--world-spacing needs --worlds N (N > 1)");
+  return sceneOptions;
+}
+
+/// Flags that only one kind of part reads, refused (with the reason) when the scene lacks it.
+void checkPartFlags(const RunOptions& options, const Scene& scene, bool cloth, bool rigid) {
+  if (!options.meshPath.empty() && !cloth)
+    throw Error("scene " + scene.name + " has no cloth for --mesh");
+  if (options.profile && !cloth)
+    throw Error("--profile is for cloth scenes; use `weft bench` for a cable scene's breakdown");
+  if (options.intersectionsEveryFrame && !cloth)
+    throw Error("--intersections-every-frame is for cloth scenes");
+  if (options.reuseSlack >= 0.0f && !(cloth && scene.cloth.solver.selfContact.enabled))
+    throw Error("--reuse-slack: " + scene.name + " has no cloth self-contact");
+  if (options.chebyshevRho >= 0.0f && !rigid)
+    throw Error("--chebyshev-rho is for cable scenes (it accelerates the rigid solver's sweeps); " +
+                scene.name + " is a cloth scene");
+  if ((options.convergence || !options.convergencePlot.empty()) && !rigid)
+    throw Error("--convergence is for cable scenes (it records the rigid solver's body steps); " +
+                scene.name + " is a cloth scene");
+}
+
+int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
+  // ---- Validate everything before anything is written -----------------------------------
+  const Scene& scene = findScene(options.scene);
+  const FrameFormat format = parseFrameFormat(options.format);
+  if (options.frames < 0) throw Error("--frames must be positive");
+  const int frames = options.frames > 0 ? options.frames : scene.defaultFrames;
+  auto device = openDevice(options.device, options.debugLaunches);
+  const TableSelection table =
+      applyLaunchTable(*device, options.launchTable, scene.name, err, options.worlds);
+  const SceneOptions sceneOptions = sceneOptionsOf(options);
   checkOutputFile(options.summaryPath, "--summary");  // before the simulation, not after it
   if (format != FrameFormat::None) checkOutputFolder(options.outDir, "--out");
   const size_t deviceBytes = device->isCuda() ? device->gpu().totalMemoryBytes : 0;
   checkSceneFits(scene, sceneOptions, availableHostMemory(), deviceBytes);
-  if (options.reuseSlack >= 0.0f && (scene.cable || !scene.solver.selfContact.enabled))
-    throw Error("--reuse-slack: " + scene.name + " has no cloth self-contact");
   checkOutputFile(options.convergencePlot, "--convergence-plot");
-  if (options.chebyshevRho >= 0.0f && !scene.cable)
-    throw Error("--chebyshev-rho is for cable scenes (it accelerates the rigid solver's sweeps); " +
-                scene.name + " is a cloth scene");
-  if ((options.convergence || !options.convergencePlot.empty()) && !scene.cable)
-    throw Error("--convergence is for cable scenes (it records the rigid solver's body steps); " +
-                scene.name + " is a cloth scene");
-  if (scene.cable)
-    return runCableScene(options, scene, sceneOptions, frames, format, *device, table, out);
-  SolverOptions solverOptions = scene.solver;
-  if (options.reuseSlack >= 0.0f) solverOptions.selfContact.reuseSlack = options.reuseSlack;
-  if (options.iterations > 0) solverOptions.iterations = options.iterations;
-  const ClothWorlds worlds = buildClothWorlds(scene, sceneOptions, deviceBytes);
-  const ModelDesc& desc = worlds.desc;
-  const int numWorlds = worlds.count();
-  if (!options.meshPath.empty())  // a mesh's size is known once it is read
-    checkElementsFit(scene.name + " with --mesh " + options.meshPath, desc.numParticles(), false,
-                     availableHostMemory(), deviceBytes);
+  const bool hasCloth = scene.hasCloth(), hasRigid = scene.hasRigid();
+  checkPartFlags(options, scene, hasCloth, hasRigid);
+
+  // ---- Build ---------------------------------------------------------------------------------
+  std::optional<ClothRun> cloth;
+  std::optional<RigidRun> rigid;
+  if (hasCloth) cloth.emplace(options, scene, sceneOptions, deviceBytes);
+  if (hasRigid) rigid.emplace(options, scene, sceneOptions, deviceBytes);
+  const int numWorlds = cloth ? cloth->worlds().count() : rigid->worlds().count();
   const size_t bytesBefore = liveDeviceBytes(*device);
-  Simulation sim(*device, desc, solverOptions, 1.0 / scene.fps, scene.substeps,
-                 options.useGraphs && !options.profile);
-  StepProfile profile;
-  if (options.profile) sim.solver().setProfile(&profile);
+  Simulation sim(*device, cloth ? &cloth->desc() : nullptr,
+                 cloth ? cloth->solverOptions() : SolverOptions{}, rigid ? &rigid->desc() : nullptr,
+                 rigid ? rigid->solverOptions() : RigidSolverOptions{}, 1.0 / scene.fps,
+                 scene.substeps, options.useGraphs && !options.profile);
+  if (cloth) cloth->attach(sim);
+  if (rigid) rigid->readInitial(sim);
 
   // ---- Simulate ------------------------------------------------------------------------------
   std::unique_ptr<FrameWriter> writer =
-      makeFrameWriter(format, options.outDir, scene.name, desc, scene.fps, frames);
-  if (writer) writer->writeFrame(0, 0.0, desc.positions);
+      makeFrameWriter(format, options.outDir, scene.name, cloth ? &cloth->desc() : nullptr,
+                      rigid ? &rigid->desc() : nullptr, scene.fps, frames);
+  const auto frameState = [&] {
+    return FrameState{cloth ? cloth->positions() : std::span<const Vec3>{},
+                      rigid ? rigid->poses() : std::span<const Transform>{}};
+  };
+  if (writer) writer->writeFrame(0, frameState());
 
-  IntersectionCounter intersections(*device, desc.numParticles(), desc.triangles, desc.edges,
-                                    desc.worlds, desc.worldRanges.triangles);
-  std::vector<int> intersectionsPerFrame;
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
-  std::vector<Vec3> positions = desc.positions, velocities = desc.velocities;
   int framesRun = 0;  // fewer than `frames` when a signal stopped the run
   ProgressBar progress("weft run " + scene.name, frames);
   const auto wallStart = std::chrono::steady_clock::now();
@@ -535,15 +681,11 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     sim.advanceFrame();
     framesRun = frame;
     frameMs.push_back(sim.lastFrameMs());
-    positions = sim.positions();
-    velocities = sim.velocities();
-    if (const auto bad = firstNonFiniteParticle(positions, velocities)) {
-      divergence = Divergence{frame, *bad};
-      break;
-    }
-    if (writer) writer->writeFrame(frame, frame / scene.fps, positions);
-    if (options.intersectionsEveryFrame)
-      intersectionsPerFrame.push_back(intersections.count(sim.state().positions.data()));
+    if (cloth) divergence = cloth->readFrame(sim, frame);
+    if (rigid && !divergence) divergence = rigid->readFrame(sim, frame);
+    if (divergence) break;
+    if (writer) writer->writeFrame(frame, frameState());
+    if (cloth) cloth->afterWrite(sim);
     progress.update(frame,
                     formatFixed(1000.0 * frameMs.back() / scene.substeps, 1) + " us/substep");
   }
@@ -553,51 +695,40 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (writer) writer->finish();
 
   // ---- Checks ----------------------------------------------------------------------------
-  // Each world's intersections apart (one entry for one world).
-  const std::vector<int> intersectionsPerWorld =
-      divergence ? std::vector<int>{} : intersections.countPerWorld(sim.state().positions.data());
-  int selfIntersections = divergence ? -1 : 0;
-  for (int c : intersectionsPerWorld) selfIntersections += c;
-  const size_t bytesAfter = liveDeviceBytes(*device);  // with any growth of the candidate lists
-  WorldsReport report = worldsReport(worlds, scene, *device, table,
-                                     bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0);
+  if (cloth && !divergence) cloth->countIntersections(sim);
+  const size_t bytesAfter = liveDeviceBytes(*device);  // with any growth of the contact storage
+  WorldsReport report = cloth
+                            ? worldsReport(cloth->worlds(), scene, *device, table,
+                                           bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0)
+                            : worldsReport(rigid->worlds(), scene, *device, table,
+                                           bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0);
   const int signal = divergence ? 0 : interruptSignal();
   std::vector<CheckResult> checks;
   if (divergence) {
     checks.push_back(
         {"finite", false,
-         "particle " + std::to_string(divergence->particle) +
-             (numWorlds > 1
-                  ? " (world " + std::to_string(worlds.worldOf(divergence->particle)) + ")"
-                  : "") +
+         std::string(divergence->what) + " " + std::to_string(divergence->index) +
+             (numWorlds > 1 ? " (world " + std::to_string(divergence->world) + ")" : "") +
              " became non-finite at frame " + std::to_string(divergence->frame)});
-  } else if (!signal && numWorlds == 1) {
-    checks = scene.checks(CheckInput{desc, positions, velocities, frames});
-    if (scene.checksSelfIntersections)
-      checks.push_back(checkNoSelfIntersections(selfIntersections));
   } else if (!signal) {
-    // Each world judged on its own particles, where it would be alone.
+    // Each world judged on its own particles and bodies, where it would be alone.
     std::vector<std::vector<CheckResult>> perWorld(static_cast<size_t>(numWorlds));
     for (int k = 0; k < numWorlds; ++k) {
-      const std::vector<Vec3> x = worlds.placedAlone(positions, k), v = worlds.part(velocities, k);
-      perWorld[size_t(k)] = scene.checks(CheckInput{worlds.model(k), x, v, frames});
-      if (scene.checksSelfIntersections)
-        perWorld[size_t(k)].push_back(checkNoSelfIntersections(intersectionsPerWorld[size_t(k)]));
+      if (cloth) perWorld[size_t(k)] = cloth->checks(k, frames);
+      if (rigid) {
+        std::vector<CheckResult> r = rigid->checks(k, frames);
+        perWorld[size_t(k)].insert(perWorld[size_t(k)].end(), r.begin(), r.end());
+      }
     }
-    report.checks = summarizeWorldChecks(perWorld);
-    checks = worldCheckResults(report.checks);
-  }
-  if (!divergence && !signal) {
-    if (scene.solver.selfContact.enabled) {
-      // The regrowth loop guarantees this; the check makes a broken guarantee visible.
-      const Simulation::ContactReport& r = sim.contactReport();
-      const bool complete = r.lastFrame.maxVertexTriangle <= r.vertexTriangleCapacity &&
-                            r.lastFrame.maxEdgeEdge <= r.edgeEdgeCapacity &&
-                            r.lastFrame.maxTriangleVertex <= r.triangleVertexCapacity;
-      checks.push_back({"contacts_complete", complete,
-                        complete ? "every candidate pair of the last frame was stored"
-                                 : "the last frame's candidate lists overflowed"});
+    if (numWorlds == 1) {
+      checks = perWorld.front();
+    } else {
+      report.checks = summarizeWorldChecks(perWorld);
+      checks = worldCheckResults(report.checks);
     }
+    for (std::optional<CheckResult> c : {cloth ? cloth->contactsComplete(sim) : std::nullopt,
+                                         rigid ? rigid->contactsComplete(sim) : std::nullopt})
+      if (c) checks.push_back(*c);
   }
   const bool allPass = !signal && allChecksPass(checks);
   const double msPerFrame = median(frameMs);
@@ -610,64 +741,24 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
       << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
   out << "  launch table  " << describeTableInUse(table) << " (" << table.reason << ")\n";
   report.print(out, scene, sceneOptions, *device);
-  out << "  model         " << desc.numParticles() << " particles, " << desc.numTriangles()
-      << " triangles, " << desc.numEdges() << " edges, " << desc.coloring.numColors() << " colors, "
-      << desc.shapes.size() << " shapes\n";
-  for (const std::string& w : desc.warnings) out << "  warning       " << w << "\n";
+  if (cloth) cloth->printModel(out);
+  if (rigid) rigid->printModel(out, sim);
   report.printMemory(out, *device);
+  const std::string iterations =
+      cloth && rigid ? cloth->iterations() + " (cloth), " + rigid->iterations() + " (rigid)"
+      : cloth        ? cloth->iterations()
+                     : rigid->iterations();
   out << "  simulated     " << framesDone << " frames x " << scene.substeps << " substeps x "
-      << solverOptions.iterations << " iterations at " << scene.fps << " fps, in "
-      << formatFixed(wallSeconds, 2) << " s wall\n";
+      << iterations << " at " << scene.fps << " fps, in " << formatFixed(wallSeconds, 2)
+      << " s wall\n";
   out << "  timing        " << formatFixed(usPerSubstep, 1) << " us/substep, "
       << formatFixed(msPerFrame, 3) << " ms/frame (median over " << frameMs.size() << " frames, "
       << (device->isCuda() ? "CUDA events" : "host clock") << ")\n";
-  if (selfIntersections >= 0)
-    out << "  intersections " << selfIntersections << " edge-triangle self-intersections at the end"
-        << (numWorlds > 1 ? " (" +
-                                std::to_string(std::count_if(intersectionsPerWorld.begin(),
-                                                             intersectionsPerWorld.end(),
-                                                             [](int c) { return c > 0; })) +
-                                " of " + std::to_string(numWorlds) + " worlds have any)"
-                          : "")
-        << (options.intersectionsEveryFrame && !intersectionsPerFrame.empty()
-                ? ", at most " +
-                      std::to_string(*std::max_element(intersectionsPerFrame.begin(),
-                                                       intersectionsPerFrame.end())) +
-                      " in any frame"
-                : "")
-        << "\n";
-  const Simulation::ContactReport& contacts = sim.contactReport();
-  if (scene.solver.selfContact.enabled) {
-    out << "  self-contact  largest candidate lists: " << contacts.largest.maxVertexTriangle
-        << " triangles per vertex, " << contacts.largest.maxEdgeEdge << " edges per edge, "
-        << contacts.largest.maxTriangleVertex << " vertices per triangle\n";
-    out << "  lists         built in " << contacts.listBuilds << " of " << contacts.detections
-        << " detections" << (numWorlds > 1 ? " by world 0" : "");
-    if (solverOptions.selfContact.reuseSlack > 0.0f)
-      out << " (kept while particles moved less than " << solverOptions.selfContact.reuseSlack
-          << "; queries at margin + 2 x that, "
-          << solverOptions.selfContact.margin + 2.0f * solverOptions.selfContact.reuseSlack << ")";
-    out << "\n";
-    out << "  pairs         " << lastFramePairsPerBuild(contacts)
-        << " candidate pairs per list build in the last frame (vertex-triangle, plus edge-edge "
-           "from both edges)\n";
-    for (const std::string& r : contacts.regrowths) out << "  grew          " << r << "\n";
-  }
-  if (options.profile && profile.substeps > 0) {
-    out << "  profile       stage                     calls/substep   us/substep   share\n";
-    double total = 0.0;
-    for (double ms : profile.milliseconds) total += ms;
-    for (int s = 0; s < StepProfile::kNumStages; ++s) {
-      if (profile.calls[s] == 0) continue;
-      char line[160];
-      std::snprintf(line, sizeof(line), "                %-26s %9.1f %12.1f %7.1f%%\n",
-                    std::string(StepProfile::stageName(s)).c_str(),
-                    double(profile.calls[s]) / profile.substeps,
-                    1000.0 * profile.milliseconds[s] / profile.substeps,
-                    100.0 * profile.milliseconds[s] / total);
-      out << line;
-    }
-  }
+  if (cloth) cloth->printContacts(out, sim, divergence.has_value());
+  if (rigid) rigid->printContacts(out, sim);
+  for (const std::string& r : sim.regrowths()) out << "  grew          " << r << "\n";
+  if (cloth) cloth->printExtras(out);
+  if (rigid) rigid->printExtras(out, sim);
   printChecks(out, checks);
   if (writer)
     for (const std::string& f :
@@ -680,36 +771,17 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (!options.summaryPath.empty()) {
     nlohmann::json j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);
     j["scene_options"] = sceneOptions.values;
-    j["iterations"] = solverOptions.iterations;
+    j["iterations"] = cloth ? cloth->solverOptions().iterations : rigid->solverOptions().iterations;
+    if (cloth && rigid) j["rigid_iterations"] = rigid->solverOptions().iterations;
     j["device_buffer_megabytes"] = report.deviceMegabytes;
     j["worlds"] = report.json(scene, sceneOptions, *device);
-    j["particles"] = desc.numParticles();
-    j["triangles"] = desc.numTriangles();
-    j["edges"] = desc.numEdges();
-    j["colors"] = desc.coloring.numColors();
-    j["warnings"] = desc.warnings;
+    if (cloth) cloth->addJson(j, sim, divergence.has_value());
+    if (rigid) rigid->addJson(j, sim);
     addTimingAndChecks(j, usPerSubstep, msPerFrame, frameMs, wallSeconds, checks, allPass);
     j["diverged"] = divergence ? nlohmann::json{{"frame", divergence->frame},
-                                                {"particle", divergence->particle}}
+                                                {divergence->what, divergence->index}}
                                : nlohmann::json(nullptr);
     j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
-    j["self_intersections"] =
-        selfIntersections >= 0 ? nlohmann::json(selfIntersections) : nlohmann::json(nullptr);
-    if (options.intersectionsEveryFrame) j["self_intersections_per_frame"] = intersectionsPerFrame;
-    if (numWorlds > 1 && !divergence) j["self_intersections_per_world"] = intersectionsPerWorld;
-    if (scene.solver.selfContact.enabled) {
-      j["self_contact"] = {{"largest_vertex_triangle", contacts.largest.maxVertexTriangle},
-                           {"largest_edge_edge", contacts.largest.maxEdgeEdge},
-                           {"largest_triangle_vertex", contacts.largest.maxTriangleVertex},
-                           {"capacity_vertex_triangle", contacts.vertexTriangleCapacity},
-                           {"capacity_edge_edge", contacts.edgeEdgeCapacity},
-                           {"capacity_triangle_vertex", contacts.triangleVertexCapacity},
-                           {"detections", contacts.detections},
-                           {"list_builds", contacts.listBuilds},
-                           {"last_frame_pairs_per_build", lastFramePairsPerBuild(contacts)},
-                           {"reuse_slack", solverOptions.selfContact.reuseSlack},
-                           {"regrowths", contacts.regrowths}};
-    }
     j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
     writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
     out << "  summary       " << options.summaryPath << "\n";

@@ -291,7 +291,6 @@ Scene makeCableBundleHysteresisScene() {
       "a bundle of 7 cables is bent by moving obstacles, held and released; Dahl friction keeps "
       "a bend (options: segments=40, eps_max=2.0, tau=0.1, dahl=1; shape checked after 2.4 s, "
       "e.g. --frames 150)";
-  scene.cable = true;
   scene.benchmark = true;       // one of the reference's eight benchmark scenes
   scene.benchWindowFirst = 20;  // weft bench's window, frames [20, 80)
   scene.benchWindowEnd = 80;
@@ -299,13 +298,13 @@ Scene makeCableBundleHysteresisScene() {
   scene.substeps = 10;
   scene.defaultFrames = 20;  // the reference's test length (its 150-frame variants: --frames 150)
   scene.tuneWindowFrames = 20;
-  RigidSolverOptions& o = scene.rigidSolver;
+  RigidSolverOptions& o = scene.rigid.solver;
   o.iterations = 5;
   o.chebyshevRho = kBundleChebyshevRho;
   o.gravity = {0.0f, 0.0f, -9.81f};
   o.collideInterval = 10;  // contacts on substep 0 of each frame only
-  scene.buildRigid = buildBundle;
-  scene.rigidChecks = checkBundle;
+  scene.rigid.build = buildBundle;
+  scene.rigid.checks = checkBundle;
   scene.elementsFor = [](const SceneOptions& options) {
     return (long long)kCables * readOptions(options).segments + kObstacles;
   };

@@ -140,16 +140,15 @@ Scene makeCableCantileverScene() {
   scene.description =
       "a clamped 1 m cable of 20 segments bends under its own weight: its settled tip deflection "
       "against exact discrete statics (how far the sweeps converge)";
-  scene.cable = true;
   scene.fps = 60.0;
   scene.substeps = 10;
   scene.defaultFrames = 150;
-  RigidSolverOptions& o = scene.rigidSolver;
+  RigidSolverOptions& o = scene.rigid.solver;
   o.iterations = 5;
   o.chebyshevRho = kCableSceneChebyshevRho;
   o.gravity = {0.0f, 0.0f, -kGravity};
-  scene.buildRigid = buildCantilever;
-  scene.rigidChecks = checkCantilever;
+  scene.rigid.build = buildCantilever;
+  scene.rigid.checks = checkCantilever;
   return scene;
 }
 

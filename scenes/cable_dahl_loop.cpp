@@ -206,16 +206,15 @@ Scene makeCableDahlLoopScene() {
   scene.description =
       "one ROD joint with Dahl friction bent back and forth by gravity on a tilting base: the "
       "moment-curvature loop of full solves against the Dahl law's";
-  scene.cable = true;
   scene.fps = kFps;
   scene.substeps = kSubsteps;
   scene.defaultFrames = kPeriods * kFramesPerPeriod + 1;
-  RigidSolverOptions& o = scene.rigidSolver;
+  RigidSolverOptions& o = scene.rigid.solver;
   o.iterations = 5;
   o.chebyshevRho = kCableSceneChebyshevRho;
   o.gravity = {0.0f, 0.0f, -kGravity};
-  scene.buildRigid = buildLoop;
-  scene.rigidChecks = [](const RigidCheckInput& in) {
+  scene.rigid.build = buildLoop;
+  scene.rigid.checks = [](const RigidCheckInput& in) {
     // The options are not part of the check input: read them back from the joint.
     LoopOptions settings;
     settings.dahl = in.desc.joints[0].dahlEpsMax > 0.0f;
@@ -225,7 +224,7 @@ Scene makeCableDahlLoopScene() {
     }
     return checkLoop(in, settings);
   };
-  scene.rigidChecksUseHistory = true;
+  scene.rigid.checksUseHistory = true;
   return scene;
 }
 

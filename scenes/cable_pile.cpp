@@ -169,7 +169,6 @@ Scene makeCablePileScene() {
   scene.description =
       "layers of wavy cables, alternating between x and y, fall onto the ground and pile up "
       "(options: layers=10, lanes=10; the reference's benchmark is layers=4)";
-  scene.cable = true;
   scene.benchmark = true;       // one of the reference's eight benchmark scenes
   scene.benchWindowFirst = 20;  // weft bench's window, frames [20, 50)
   scene.benchWindowEnd = 50;
@@ -177,7 +176,7 @@ Scene makeCablePileScene() {
   scene.substeps = 10;
   scene.defaultFrames = 20;  // the reference's test length
   scene.tuneWindowFrames = 20;
-  RigidSolverOptions& o = scene.rigidSolver;
+  RigidSolverOptions& o = scene.rigid.solver;
   o.iterations = 5;
   o.chebyshevRho = kCableSceneChebyshevRho;
   o.gravity = {0.0f, 0.0f, -9.81f};
@@ -185,8 +184,8 @@ Scene makeCablePileScene() {
   // (the reference's per-body contact buffer of 256 has no counterpart: rows grow on demand)
   o.contactHistory = true;  // rigid_contact_history=True
   o.stickyContacts = true;  // contact_matching="sticky"
-  scene.buildRigid = buildCablePile;
-  scene.rigidChecks = checkCablePile;
+  scene.rigid.build = buildCablePile;
+  scene.rigid.checks = checkCablePile;
   scene.elementsFor = [](const SceneOptions& options) {
     return (long long)countOption(options, "layers", 10) * countOption(options, "lanes", 10) *
            kSegments;

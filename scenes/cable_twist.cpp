@@ -159,7 +159,6 @@ Scene makeCableTwistScene() {
   scene.description =
       "three zigzag cables on the ground whose first capsules spin at 0.5 rad/s; the twist "
       "propagates through the turns (bend/twist stiffness 1e2, 1e3, 1e4)";
-  scene.cable = true;
   scene.benchmark = true;       // one of the reference's eight benchmark scenes
   scene.benchWindowFirst = 20;  // weft bench's window, frames [20, 80)
   scene.benchWindowEnd = 80;
@@ -167,13 +166,13 @@ Scene makeCableTwistScene() {
   scene.substeps = 10;
   scene.defaultFrames = 20;  // the reference's test length
   scene.tuneWindowFrames = 20;
-  RigidSolverOptions& o = scene.rigidSolver;
+  RigidSolverOptions& o = scene.rigid.solver;
   o.iterations = 5;
   o.chebyshevRho = kCableSceneChebyshevRho;
   o.gravity = {0.0f, 0.0f, -9.81f};
   o.collideInterval = 10;  // contacts on substep 0 of each frame only
-  scene.buildRigid = buildCableTwist;
-  scene.rigidChecks = checkCableTwist;
+  scene.rigid.build = buildCableTwist;
+  scene.rigid.checks = checkCableTwist;
   return scene;
 }
 

@@ -167,7 +167,6 @@ Scene makeCableYJunctionScene() {
   scene.description =
       "a Y-shaped rod graph (three 0.6 m branches joined at one node) hangs as a stiff "
       "cantilever from one pinned tip";
-  scene.cable = true;
   scene.benchmark = true;       // one of the reference's eight benchmark scenes
   scene.benchWindowFirst = 20;  // weft bench's window, frames [20, 80)
   scene.benchWindowEnd = 80;
@@ -175,13 +174,13 @@ Scene makeCableYJunctionScene() {
   scene.substeps = 20;
   scene.defaultFrames = 20;  // the reference's test length
   scene.tuneWindowFrames = 20;
-  RigidSolverOptions& o = scene.rigidSolver;
+  RigidSolverOptions& o = scene.rigid.solver;
   o.iterations = 5;
   o.chebyshevRho = kCableSceneChebyshevRho;
   o.gravity = {0.0f, 0.0f, -9.81f};
   o.collideInterval = 1;  // contacts every substep
-  scene.buildRigid = buildYJunction;
-  scene.rigidChecks = checkYJunction;
+  scene.rigid.build = buildYJunction;
+  scene.rigid.checks = checkYJunction;
   return scene;
 }
 

@@ -110,15 +110,15 @@ Scene makeClothFoldScene() {
   scene.fps = 60.0;
   scene.substeps = 10;
   scene.defaultFrames = 120;
-  scene.checksSelfIntersections = true;
-  SolverOptions& o = scene.solver;
+  scene.cloth.checksSelfIntersections = true;
+  SolverOptions& o = scene.cloth.solver;
   o.iterations = 10;
   o.particleContact = {1.0e3f, 1.0f, 0.5f};  // self-contact stiffness, damping, friction
   o.selfContact.enabled = true;
   o.selfContact.radius = 0.006f;
   o.selfContact.margin = 0.01f;
-  scene.build = buildClothFold;
-  scene.checks = checkClothFold;
+  scene.cloth.build = buildClothFold;
+  scene.cloth.checks = checkClothFold;
   scene.elementsFor = [](const SceneOptions& options) {
     const long long side = foldCells(options) + 1;
     return side * side;

@@ -533,9 +533,9 @@ Scene makeClothFrankaScene() {
   scene.fps = kFramesPerSecond;
   scene.substeps = kSubstepsPerFrame;
   scene.defaultFrames = 50;  // the reference's test length
-  scene.checksSelfIntersections = true;
+  scene.cloth.checksSelfIntersections = true;
   scene.benchVariant = {{"tube", "1"}};  // the procedural stand-in, timed before the shirt was
-  SolverOptions& o = scene.solver;
+  SolverOptions& o = scene.cloth.solver;
   o.iterations = 5;
   o.gravity = {0.0f, 0.0f, -981.0f};
   o.particleContact = {1.0e4f, 10.0f, 0.25f};
@@ -550,8 +550,8 @@ Scene makeClothFrankaScene() {
   o.selfContact.vertexTriangleCapacity = 16;
   o.selfContact.edgeEdgeCapacity = 20;
   o.selfContact.triangleVertexCapacity = 16;
-  scene.build = buildClothFranka;
-  scene.checks = checkClothFranka;
+  scene.cloth.build = buildClothFranka;
+  scene.cloth.checks = checkClothFranka;
   return scene;
 }
 

@@ -96,10 +96,10 @@ Scene makeClothHangingScene() {
   // Not a benchmark scene; a short window so that weft bench's window is exercised on the CPU.
   scene.benchWindowFirst = 2;
   scene.benchWindowEnd = 5;
-  scene.solver.iterations = 10;
-  scene.solver.particleContact = {1.0e2f, 1.0e2f, 1.0f};  // reference example soft contact
-  scene.build = buildClothHanging;
-  scene.checks = checkClothHanging;
+  scene.cloth.solver.iterations = 10;
+  scene.cloth.solver.particleContact = {1.0e2f, 1.0e2f, 1.0f};  // reference example soft contact
+  scene.cloth.build = buildClothHanging;
+  scene.cloth.checks = checkClothHanging;
   return scene;
 }
 

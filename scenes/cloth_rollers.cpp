@@ -274,8 +274,8 @@ Scene makeClothRollersScene() {
   scene.fps = 60.0;
   scene.substeps = 10;
   scene.defaultFrames = kDefaultFrames;
-  scene.checksSelfIntersections = true;
-  SolverOptions& o = scene.solver;
+  scene.cloth.checksSelfIntersections = true;
+  SolverOptions& o = scene.cloth.solver;
   o.iterations = 12;
   o.gravity = {0.0f, 0.0f, 0.0f};
   o.particleContact = {5.0e5f, 5.0f, 0.1f};
@@ -289,8 +289,8 @@ Scene makeClothRollersScene() {
   o.selfContact.vertexTriangleCapacity = 48;
   o.selfContact.edgeEdgeCapacity = 64;
   o.selfContact.triangleVertexCapacity = 48;
-  scene.build = buildClothRollers;
-  scene.checks = checkClothRollers;
+  scene.cloth.build = buildClothRollers;
+  scene.cloth.checks = checkClothRollers;
   return scene;
 }
 

@@ -132,8 +132,8 @@ Scene makeClothTwistScene() {
   scene.fps = kFps;
   scene.substeps = kSubsteps;
   scene.defaultFrames = 100;  // the reference's test length
-  scene.checksSelfIntersections = true;
-  SolverOptions& o = scene.solver;
+  scene.cloth.checksSelfIntersections = true;
+  SolverOptions& o = scene.cloth.solver;
   o.iterations = 4;
   o.gravity = {0.0f, 0.0f, 0.0f};
   o.particleContact = {1.0e3f, 1.0e-1f, 0.2f};  // model soft_contact_ke / kd / mu
@@ -145,8 +145,8 @@ Scene makeClothTwistScene() {
   o.selfContact.restExclusion = 0.0f;
   o.selfContact.bvhRebuildInterval = 10;
   o.selfContact.reuseSlack = 0.0035f;  // docs/PERFORMANCE.md: the slack sweep
-  scene.build = buildClothTwist;
-  scene.checks = checkClothTwist;
+  scene.cloth.build = buildClothTwist;
+  scene.cloth.checks = checkClothTwist;
   return scene;
 }
 

@@ -253,8 +253,8 @@ Scene makePokerCardsScene() {
   scene.fps = 60.0;
   scene.substeps = 20;
   scene.defaultFrames = 30;  // the reference's test length
-  scene.checksSelfIntersections = true;
-  SolverOptions& o = scene.solver;
+  scene.cloth.checksSelfIntersections = true;
+  SolverOptions& o = scene.cloth.solver;
   o.iterations = 10;
   o.gravity = {0.0f, 0.0f, -9.8f};
   o.particleContact = {1.0e5f, 1.0e2f, 0.3f};  // model soft_contact_ke / kd / mu
@@ -266,8 +266,8 @@ Scene makePokerCardsScene() {
   o.selfContact.topologicalFilter = 2;
   o.selfContact.restExclusion = 0.0f;
   o.selfContact.bvhRebuildInterval = 0;  // the reference never rebuilds (refit only)
-  scene.build = buildPokerCards;
-  scene.checks = checkPokerCards;
+  scene.cloth.build = buildPokerCards;
+  scene.cloth.checks = checkPokerCards;
   return scene;
 }
 

@@ -70,7 +70,7 @@ void checkSceneFits(const Scene& scene, const SceneOptions& options, size_t host
   long long elements = 0;
   for (int k = 0; k < std::max(options.worlds, 1); ++k)
     elements += scene.elementsFor(worldOptions(options, k, options.worlds));
-  checkElementsFit(scene.name + (given.empty() ? "" : " with" + given), elements, scene.cable,
+  checkElementsFit(scene.name + (given.empty() ? "" : " with" + given), elements, scene.isCable(),
                    hostBytes, deviceBytes);
 }
 

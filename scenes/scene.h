@@ -1,7 +1,8 @@
 // The scene library: every scene Weft can run, shared by the CLI, the tests and the benchmarks
 // (docs/ARCHITECTURE.md). A Scene is data: a name, a one-line description, its units and timing
-// (fps, substeps, iterations via the solver options), a builder that makes the ModelDesc
-// procedurally, the default frame count (the reference's test length), and its final checks.
+// (fps, substeps), its parts — a cloth (ClothScenePart: solver options, a builder that makes the
+// ModelDesc procedurally, final checks), a rigid model (RigidScenePart, the same for cables), or
+// both — and the default frame count (the reference's test length).
 #pragma once
 
 #include <functional>
@@ -51,10 +52,30 @@ struct RigidCheckInput {
   // integrity checks then judge the worst frame of the run; null, the final state only.
   const CableIntegrityRecord* everyFrame = nullptr;
   // The body poses after every frame 1…frames, for scenes whose checks judge the motion
-  // (Scene::rigidChecksUseHistory); empty otherwise.
+  // (RigidScenePart::checksUseHistory); empty otherwise.
   std::span<const std::vector<Transform>> history;
 };
 
+/// A scene's cloth: how it is built (the model of one world), solved and checked. Present when
+/// `build` is set.
+struct ClothScenePart {
+  SolverOptions solver;
+  std::function<ModelDesc(const SceneOptions&)> build;
+  std::function<std::vector<CheckResult>(const CheckInput&)> checks;
+  bool checksSelfIntersections = false;  // count mesh self-intersections at the end (must be 0)
+};
+
+/// A scene's rigid model (cables and the bodies they touch): built, solved and checked. Present
+/// when `build` is set.
+struct RigidScenePart {
+  RigidSolverOptions solver;
+  std::function<RigidDesc(const SceneOptions&)> build;
+  std::function<std::vector<CheckResult>(const RigidCheckInput&)> checks;
+  bool checksUseHistory = false;  // the checks read RigidCheckInput::history
+};
+
+/// One scene description: its name and timing, a cloth part, a rigid part (either or both), and
+/// what the tools measure it on. The world count is the caller's (SceneOptions::worlds).
 struct Scene {
   std::string name;
   std::vector<std::string> aliases;
@@ -63,10 +84,13 @@ struct Scene {
   double fps = 60.0;
   int substeps = 10;
   int defaultFrames = 100;
-  SolverOptions solver;
-  bool checksSelfIntersections = false;  // count mesh self-intersections at the end (must be 0)
-  bool benchmark = false;                // one of the reference's eight benchmark scenes
-  bool cable = false;                    // a rigid-cable scene (else cloth)
+  ClothScenePart cloth;
+  RigidScenePart rigid;
+  bool hasCloth() const { return bool(cloth.build); }
+  bool hasRigid() const { return bool(rigid.build); }
+  /// A scene of cables alone (the cable scenes; weft bench's "cable" group, bodies as elements).
+  bool isCable() const { return hasRigid() && !hasCloth(); }
+  bool benchmark = false;     // one of the reference's eight benchmark scenes
   int tuneWindowFrames = 30;  // weft tune-launch measures the densest self-contact frame of the
                               // first tuneWindowFrames frames (the last one without self-contact)
   // weft bench's user-visible cost: median frame time over frames [benchWindowFirst,
@@ -77,13 +101,6 @@ struct Scene {
   // A variant weft bench also times over the window (e.g. cloth_rollers' welded=0, the
   // reference's own mesh), as "scene (KEY=VALUE)". Empty: none.
   std::map<std::string, std::string> benchVariant;
-  std::function<ModelDesc(const SceneOptions&)> build;
-  std::function<std::vector<CheckResult>(const CheckInput&)> checks;
-  // Cable scenes (cable = true) build a rigid model instead, and check bodies.
-  RigidSolverOptions rigidSolver;
-  std::function<RigidDesc(const SceneOptions&)> buildRigid;
-  std::function<std::vector<CheckResult>(const RigidCheckInput&)> rigidChecks;
-  bool rigidChecksUseHistory = false;  // the checks read RigidCheckInput::history
   // Particles (cloth) or bodies (cable) that `options` would build, computed without building:
   // for scenes whose size is an option (cloth_fold cells, cable_pile layers/lanes, the bundle's
   // segments); null for scenes of fixed size. checkSceneFits() turns it into a memory estimate.

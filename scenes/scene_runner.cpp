@@ -1,97 +1,96 @@
 #include "scenes/scene_runner.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "kernels/runtime/errors.h"
 
 #include "scenes/worlds.h"
-#include "solver/rigid_simulation.h"
 #include "solver/simulation.h"
 
 namespace weft {
 namespace {
 
-class ClothRunner final : public SceneRunner {
+class SimulationRunner final : public SceneRunner {
  public:
-  ClothRunner(const Device& device, const Scene& scene, const SceneOptions& options, bool useGraphs)
-      : scene_(scene),
-        desc_(buildClothWorlds(scene, options).desc),
-        sim_(device, desc_, scene.solver, 1.0 / scene.fps, scene.substeps, useGraphs) {}
-  void advanceFrame() override { sim_.advanceFrame(); }
-  double lastFrameMs() const override { return sim_.lastFrameMs(); }
-  void resetGraphs() override { sim_.resetGraphs(); }
-  void launchSubstep(int substepInFrame) override {
-    sim_.solver().step(sim_.state(), sim_.scratch(), substepInFrame);
+  SimulationRunner(const Device& device, const Scene& scene, const SceneOptions& options,
+                   bool useGraphs)
+      : scene_(scene) {
+    if (scene.hasCloth()) cloth_ = buildClothWorlds(scene, options).desc;
+    if (scene.hasRigid()) rigid_ = buildRigidWorlds(scene, options).desc;
+    sim_ = std::make_unique<Simulation>(device, cloth_ ? &*cloth_ : nullptr, scene.cloth.solver,
+                                        rigid_ ? &*rigid_ : nullptr, scene.rigid.solver,
+                                        1.0 / scene.fps, scene.substeps, useGraphs);
   }
-  void setListReuse(bool enabled) override { sim_.solver().setListReuse(enabled); }
+  void advanceFrame() override { sim_->advanceFrame(); }
+  double lastFrameMs() const override { return sim_->lastFrameMs(); }
+  void resetGraphs() override { sim_->resetGraphs(); }
+  void launchSubstep(int substepInFrame) override { sim_->launchSubstep(substepInFrame); }
+  void setListReuse(bool enabled) override {
+    if (sim_->hasCloth()) sim_->cloth().solver().setListReuse(enabled);
+  }
   int lastFrameContacts() const override {
-    // Candidate pairs summed over the frame's detections; with kept lists only the detections
-    // that built lists counted theirs, so scale to every detection.
-    const ContactStatus& s = sim_.contactReport().lastFrame;
-    if (!scene_.solver.selfContact.enabled || s.listBuilds == 0) return 0;
-    return int(static_cast<long long>(s.totalPairs) * sim_.detectionsPerFrame() / s.listBuilds);
+    int contacts = 0;
+    if (sim_->hasCloth() && scene_.cloth.solver.selfContact.enabled) {
+      // Candidate pairs summed over the frame's detections; with kept lists only the detections
+      // that built lists counted theirs, so scale to every detection.
+      const ClothPart& cloth = sim_->cloth();
+      const ContactStatus& s = cloth.contactReport().lastFrame;
+      if (s.listBuilds > 0)
+        contacts +=
+            int(static_cast<long long>(s.totalPairs) * cloth.detectionsPerFrame() / s.listBuilds);
+    }
+    if (sim_->hasRigid()) contacts += sim_->rigid().contactReport().lastFrameRows;
+    return contacts;
   }
-  bool measuresDensestFrame() const override { return scene_.solver.selfContact.enabled; }
+  bool measuresDensestFrame() const override {
+    return sim_->hasCloth() && scene_.cloth.solver.selfContact.enabled;
+  }
   std::string sizeLabel() const override {
-    return std::to_string(desc_.numParticles()) + " particles";
+    std::string label;
+    if (cloth_) label = std::to_string(cloth_->numParticles()) + " particles";
+    if (rigid_)
+      label += (label.empty() ? "" : ", ") + std::to_string(rigid_->numBodies()) + " bodies";
+    return label;
   }
-  int elementCount() const override { return desc_.numParticles(); }
-  int iterations() const override { return scene_.solver.iterations; }
-  int substepsPerFrame() const override { return sim_.substepsPerFrame(); }
-  std::vector<std::string> regrowths() const override { return sim_.contactReport().regrowths; }
+  int elementCount() const override {
+    return (cloth_ ? cloth_->numParticles() : 0) + (rigid_ ? rigid_->numBodies() : 0);
+  }
+  int iterations() const override {
+    return sim_->hasCloth() ? scene_.cloth.solver.iterations : scene_.rigid.solver.iterations;
+  }
+  int substepsPerFrame() const override { return sim_->substepsPerFrame(); }
+  std::vector<std::string> regrowths() const override { return sim_->regrowths(); }
   void carryCapacitiesInto(Scene& scene) const override {
-    const Simulation::ContactReport& r = sim_.contactReport();
-    SelfContactOptions& sc = scene.solver.selfContact;
-    if (!sc.enabled) return;
-    sc.vertexTriangleCapacity = std::max(sc.vertexTriangleCapacity, r.vertexTriangleCapacity);
-    sc.edgeEdgeCapacity = std::max(sc.edgeEdgeCapacity, r.edgeEdgeCapacity);
-    sc.triangleVertexCapacity = std::max(sc.triangleVertexCapacity, r.triangleVertexCapacity);
+    if (sim_->hasCloth() && scene.cloth.solver.selfContact.enabled) {
+      const ClothPart::ContactReport& r = sim_->cloth().contactReport();
+      SelfContactOptions& sc = scene.cloth.solver.selfContact;
+      sc.vertexTriangleCapacity = std::max(sc.vertexTriangleCapacity, r.vertexTriangleCapacity);
+      sc.edgeEdgeCapacity = std::max(sc.edgeEdgeCapacity, r.edgeEdgeCapacity);
+      sc.triangleVertexCapacity = std::max(sc.triangleVertexCapacity, r.triangleVertexCapacity);
+    }
+    if (sim_->hasRigid()) {
+      const RigidPart::ContactReport& r = sim_->rigid().contactReport();
+      RigidSolverOptions& o = scene.rigid.solver;
+      const int shapes = std::max(rigid_->numShapes(), 1);
+      // The rows are max(256, contactCapacity x shapes) (solver/rigid_model.cpp).
+      o.contactCapacity = std::max(o.contactCapacity, (r.rowCapacity + shapes - 1) / shapes);
+      o.pairCapacity = std::max(o.pairCapacity, r.pairCapacity);
+    }
   }
 
  private:
   const Scene& scene_;
-  ModelDesc desc_;
-  Simulation sim_;
-};
-
-class CableRunner final : public SceneRunner {
- public:
-  CableRunner(const Device& device, const Scene& scene, const SceneOptions& options, bool useGraphs)
-      : scene_(scene),
-        desc_(buildRigidWorlds(scene, options).desc),
-        sim_(device, desc_, scene.rigidSolver, 1.0 / scene.fps, scene.substeps, useGraphs) {}
-  void advanceFrame() override { sim_.advanceFrame(); }
-  double lastFrameMs() const override { return sim_.lastFrameMs(); }
-  void resetGraphs() override { sim_.resetGraphs(); }
-  void launchSubstep(int k) override { sim_.launchSubstep(k); }
-  int lastFrameContacts() const override { return sim_.contactReport().lastFrameRows; }
-  bool measuresDensestFrame() const override { return false; }
-  std::string sizeLabel() const override { return std::to_string(desc_.numBodies()) + " bodies"; }
-  int elementCount() const override { return desc_.numBodies(); }
-  int iterations() const override { return scene_.rigidSolver.iterations; }
-  int substepsPerFrame() const override { return sim_.substepsPerFrame(); }
-  std::vector<std::string> regrowths() const override { return sim_.contactReport().regrowths; }
-  void carryCapacitiesInto(Scene& scene) const override {
-    const RigidSimulation::ContactReport& r = sim_.contactReport();
-    RigidSolverOptions& o = scene.rigidSolver;
-    const int shapes = std::max(desc_.numShapes(), 1);
-    // The rows are max(256, contactCapacity x shapes) (solver/rigid_model.cpp).
-    o.contactCapacity = std::max(o.contactCapacity, (r.rowCapacity + shapes - 1) / shapes);
-    o.pairCapacity = std::max(o.pairCapacity, r.pairCapacity);
-  }
-
- private:
-  const Scene& scene_;
-  RigidDesc desc_;
-  RigidSimulation sim_;
+  std::optional<ModelDesc> cloth_;
+  std::optional<RigidDesc> rigid_;
+  std::unique_ptr<Simulation> sim_;
 };
 
 }  // namespace
 
 std::unique_ptr<SceneRunner> makeSceneRunner(const Device& device, const Scene& scene,
                                              const SceneOptions& options, bool useGraphs) {
-  if (scene.cable) return std::make_unique<CableRunner>(device, scene, options, useGraphs);
-  return std::make_unique<ClothRunner>(device, scene, options, useGraphs);
+  return std::make_unique<SimulationRunner>(device, scene, options, useGraphs);
 }
 
 }  // namespace weft

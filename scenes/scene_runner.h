@@ -1,7 +1,6 @@
-// SceneRunner: one interface over the two simulations (cloth: Simulation, cables:
-// RigidSimulation) for the code that only advances frames, times them and records launches —
-// weft bench, the Google benchmarks and the tuner. weft run talks to each simulation directly,
-// since it reads and checks their state.
+// SceneRunner: a scene built and its Simulation, for the code that only advances frames, times
+// them and records launches — weft bench, the Google benchmarks and the tuner. weft run talks to
+// the simulation directly, since it reads and checks its state.
 #pragma once
 
 #include <memory>

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 #include "kernels/runtime/errors.h"
 #include "solver/cable_builder.h"
@@ -150,8 +151,8 @@ SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, s
       // Before building another world: the batch so far, at this world's size, must fit.
       Desc model = build(w.values.back());
       checkElementsFit(scene.name + " x " + std::to_string(n) + " worlds",
-                       elements + static_cast<long long>(elementsOf(model)) * (n - k), scene.cable,
-                       availableHostMemory(), deviceBytes);
+                       elements + static_cast<long long>(elementsOf(model)) * (n - k),
+                       std::is_same_v<Desc, RigidDesc>, availableHostMemory(), deviceBytes);
       w.models.push_back(std::move(model));
       distinct.push_back(values);
       found = distinct.end() - 1;
@@ -174,15 +175,15 @@ SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, s
 }  // namespace
 
 RigidWorlds buildRigidWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes) {
-  if (!scene.cable) throw Error("buildRigidWorlds: " + scene.name + " is a cloth scene");
+  if (!scene.hasRigid()) throw Error("buildRigidWorlds: " + scene.name + " has no rigid model");
   return buildWorlds<RigidDesc>(scene, options, deviceBytes,
-                                [&](const SceneOptions& o) { return scene.buildRigid(o); });
+                                [&](const SceneOptions& o) { return scene.rigid.build(o); });
 }
 
 ClothWorlds buildClothWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes) {
-  if (scene.cable) throw Error("buildClothWorlds: " + scene.name + " is a cable scene");
+  if (!scene.hasCloth()) throw Error("buildClothWorlds: " + scene.name + " has no cloth");
   return buildWorlds<ModelDesc>(scene, options, deviceBytes,
-                                [&](const SceneOptions& o) { return scene.build(o); });
+                                [&](const SceneOptions& o) { return scene.cloth.build(o); });
 }
 
 std::vector<WorldCheckSummary> summarizeWorldChecks(

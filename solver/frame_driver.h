@@ -1,4 +1,4 @@
-// FrameDriver: the frame loop that Simulation (cloth) and RigidSimulation (cables) share.
+// FrameDriver: the frame loop of Simulation (solver/simulation.h), for either solver part or both.
 //
 // On CUDA the first frame captures the frame's work into a CUDA graph and every later frame is one
 // replay, with no host work per substep; a simulation may keep several graphs ("variants", e.g. the

@@ -10,7 +10,7 @@
 //                 step terms and multipliers, Dahl state, the contact detector, per-row contact
 //                 state and the previous detection (contact history).
 // Everything is allocated before the first step; a step allocates nothing and can be captured in
-// a CUDA graph. Contact rows grow between frames (RigidSimulation) and never drop silently.
+// a CUDA graph. Contact rows grow between frames (RigidPart, Simulation) and never drop silently.
 #pragma once
 
 #include <memory>
@@ -62,7 +62,7 @@ struct RigidSolverOptions {
                                      // scenes use kCableSceneChebyshevRho (scenes/scene.h;
                                      // docs/CONVERGENCE.md)
   bool recordConvergence = false;    // record every iteration's largest body step (the
-                                     // block-Newton increments |Δx|, |Δθ|; RigidSimulation's
+                                     // block-Newton increments |Δx|, |Δθ|; RigidPart's
                                      // convergence report): an atomic per body and color
 
   /// Throws weft::Error naming the first invalid field.
@@ -162,7 +162,7 @@ struct RigidScratch {
   DeviceBuffer<RodMultipliers> jointLambdaIterates[2];  // (numJoints)
   DeviceBuffer<Vec3> contactLambdaIterates[2];          // (rowCapacity)
   // With recordConvergence: per substep of a frame and iteration, the largest |Δx| [m] and
-  // |Δθ| [rad] of any body ((substeps × iterations × 2), allocated by RigidSimulation).
+  // |Δθ| [rad] of any body ((substeps × iterations × 2), allocated by RigidPart).
   DeviceBuffer<float> iterationSteps;
 
   std::unique_ptr<RigidContactDetector> detector;  // null when the model has no pair to test

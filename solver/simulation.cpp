@@ -5,65 +5,89 @@
 #include "kernels/runtime/errors.h"
 
 namespace weft {
+namespace {
 
-Simulation::Simulation(const Device& device, const ModelDesc& desc, const SolverOptions& options,
-                       double frameSeconds, int substepsPerFrame, bool useGraphs)
-    : device_(device),
-      model_(device, desc, options),
-      state_(device, desc),
-      scratch_(device, model_, options),
-      solver_(device, model_, options, frameSeconds / std::max(substepsPerFrame, 1)),
-      substeps_(substepsPerFrame),
-      selfContact_(options.selfContact.enabled),
-      rebuildInterval_(options.selfContact.bvhRebuildInterval),
-      frames_(device, 2, useGraphs) {
+double checkedSubstep(double frameSeconds, int substepsPerFrame) {
   if (substepsPerFrame < 1) throw Error("a frame needs at least one substep");
   if (!(frameSeconds > 0.0)) throw Error("the frame length must be positive");
-  if (selfContact_) {
-    int perSubstep = 1;  // before the forward step, then per the detection interval
-    for (int i = 0; i < options.iterations; ++i)
-      perSubstep += selfContactDetectionDue(options.selfContact.detectionInterval, i) ? 1 : 0;
-    detectionsPerFrame_ = perSubstep * substepsPerFrame;
-    for (BufferRange& range : state_.carried()) frames_.carry(std::move(range));
-  }
+  return frameSeconds / substepsPerFrame;
 }
 
-void Simulation::runFrameBody(bool rebuild) {
-  if (selfContact_) {
-    scratch_.selfContact->resetStatus();
-    if (rebuild) scratch_.selfContact->rebuild(state_.positions.data());
+int kindsOf(const ModelDesc* cloth, const RigidDesc* rigid) {
+  if (!cloth && !rigid) throw Error("a simulation needs a cloth, a rigid model or both");
+  return cloth ? 2 : 1;  // ClothPart::frameKinds(), times RigidPart's one
+}
+
+}  // namespace
+
+Simulation::Simulation(const Device& device, const ModelDesc* cloth,
+                       const SolverOptions& clothOptions, const RigidDesc* rigid,
+                       const RigidSolverOptions& rigidOptions, double frameSeconds,
+                       int substepsPerFrame, bool useGraphs)
+    : device_(device),
+      substeps_(substepsPerFrame),
+      substepSeconds_(checkedSubstep(frameSeconds, substepsPerFrame)),
+      frames_(device, kindsOf(cloth, rigid), useGraphs) {
+  if (cloth) {
+    cloth_ = std::make_unique<ClothPart>(device, *cloth, clothOptions, substepSeconds_, substeps_);
+    parts_.push_back(cloth_.get());
   }
-  for (int s = 0; s < substeps_; ++s) solver_.step(state_, scratch_, s);
+  if (rigid) {
+    rigid_ = std::make_unique<RigidPart>(device, *rigid, rigidOptions, substepSeconds_, substeps_);
+    parts_.push_back(rigid_.get());
+  }
+  for (SolverPart* part : parts_)
+    for (BufferRange& range : part->carried()) frames_.carry(std::move(range));
+}
+
+ClothPart& Simulation::cloth() {
+  if (!cloth_) throw Error("this simulation has no cloth");
+  return *cloth_;
+}
+const ClothPart& Simulation::cloth() const {
+  return const_cast<Simulation*>(this)->cloth();
+}
+RigidPart& Simulation::rigid() {
+  if (!rigid_) throw Error("this simulation has no rigid model");
+  return *rigid_;
+}
+const RigidPart& Simulation::rigid() const {
+  return const_cast<Simulation*>(this)->rigid();
+}
+
+int Simulation::frameKind(long long frame) const {
+  int kind = 0, stride = 1;
+  for (const SolverPart* part : parts_) {
+    kind += stride * part->frameKind(frame);
+    stride *= part->frameKinds();
+  }
+  return kind;
+}
+
+void Simulation::runFrameBody(int kind) {
+  for (SolverPart* part : parts_) {
+    part->beginFrame(kind % part->frameKinds());
+    kind /= part->frameKinds();
+  }
+  for (int s = 0; s < substeps_; ++s) launchSubstep(s);
+}
+
+void Simulation::launchSubstep(int substepInFrame) {
+  for (SolverPart* part : parts_) part->substep(substepInFrame);
 }
 
 void Simulation::advanceFrame() {
-  const long long done = frames_.framesDone();
-  const bool rebuild =
-      selfContact_ && rebuildInterval_ > 0 && done > 0 && done % rebuildInterval_ == 0;
+  const int kind = frameKind(frames_.framesDone());
   frames_.advance(
-      rebuild ? 1 : 0, [this, rebuild] { runFrameBody(rebuild); },
+      kind, [this, kind] { runFrameBody(kind); },
       [this]() -> std::optional<std::string> {
-        if (!selfContact_) return std::nullopt;
-        SelfContactDetector& detector = *scratch_.selfContact;
-        const ContactStatus status = detector.readStatus();
-        if (detector.fits(status)) return std::nullopt;
-        return detector.growToFit(status);
+        std::optional<std::string> grew;
+        for (SolverPart* part : parts_)
+          if (std::optional<std::string> g = part->growIfOverflowed())
+            grew = grew ? *grew + ", " + *g : *g;
+        return grew;
       });
-  contactReport_.regrowths = frames_.regrowths();
-  if (selfContact_) {
-    const SelfContactDetector& detector = *scratch_.selfContact;
-    const ContactStatus status = detector.readStatus();
-    contactReport_.lastFrame = status;
-    ContactStatus& largest = contactReport_.largest;
-    largest.maxVertexTriangle = std::max(largest.maxVertexTriangle, status.maxVertexTriangle);
-    largest.maxEdgeEdge = std::max(largest.maxEdgeEdge, status.maxEdgeEdge);
-    largest.maxTriangleVertex = std::max(largest.maxTriangleVertex, status.maxTriangleVertex);
-    contactReport_.vertexTriangleCapacity = detector.vertexTriangleCapacity();
-    contactReport_.edgeEdgeCapacity = detector.edgeEdgeCapacity();
-    contactReport_.triangleVertexCapacity = detector.triangleVertexCapacity();
-    contactReport_.detections += detectionsPerFrame_;
-    contactReport_.listBuilds += status.listBuilds;
-  }
+  for (SolverPart* part : parts_) part->endFrame();
 }
 
 }  // namespace weft

@@ -24,7 +24,7 @@
 // The launches are the reference's kernels fused where they touch disjoint data (kernels/avbd.cuh
 // says which and why that is race-free); 2 + iterations·(colors + 1) launches per substep plus
 // detection, 3 + iterations·colors with the duals folded. Nothing here allocates or reads back, so
-// a frame of substeps can be captured as one CUDA graph (RigidSimulation does). Every launch takes
+// a frame of substeps can be captured as one CUDA graph (Simulation does). Every launch takes
 // its block size from the launch table.
 #pragma once
 

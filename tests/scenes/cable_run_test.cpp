@@ -9,7 +9,7 @@
 
 #include "scenes/cable_checks.h"
 #include "scenes/scene.h"
-#include "solver/rigid_simulation.h"
+#include "solver/simulation.h"
 #include "test_support.h"
 
 namespace weft {
@@ -23,23 +23,23 @@ struct SceneRun {
 SceneRun simulate(const Device& device, const std::string& name, int frames,
                   const SceneOptions& options = {}, const RigidSolverOptions* solver = nullptr) {
   const Scene& scene = findScene(name);
-  const RigidDesc desc = scene.buildRigid(options);
-  RigidSimulation sim(device, desc, solver ? *solver : scene.rigidSolver, 1.0 / scene.fps,
-                      scene.substeps);
+  const RigidDesc desc = scene.rigid.build(options);
+  Simulation sim(device, desc, solver ? *solver : scene.rigid.solver, 1.0 / scene.fps,
+                 scene.substeps);
   CableIntegrityRecord integrity;  // the joint gaps and capsule overlaps of every frame
   std::vector<std::vector<Transform>> history;
   for (int f = 1; f <= frames; ++f) {
     sim.advanceFrame();
-    const std::vector<Transform> poses = sim.poses();
+    const std::vector<Transform> poses = sim.rigid().poses();
     integrity.record(desc, poses, f);
-    if (scene.rigidChecksUseHistory) history.push_back(poses);
+    if (scene.rigid.checksUseHistory) history.push_back(poses);
   }
   SceneRun r;
-  r.poses = sim.poses();
-  const std::vector<Vec3> v = sim.linearVelocities(), w = sim.angularVelocities();
-  r.checks = scene.rigidChecks(
+  r.poses = sim.rigid().poses();
+  const std::vector<Vec3> v = sim.rigid().linearVelocities(), w = sim.rigid().angularVelocities();
+  r.checks = scene.rigid.checks(
       RigidCheckInput{desc, r.poses, v, w, frames, frames / scene.fps, &integrity, history});
-  const RigidSimulation::ContactReport& c = sim.contactReport();
+  const RigidPart::ContactReport& c = sim.rigid().contactReport();
   r.checks.push_back({"contacts_complete", c.lastFrameRows <= c.rowCapacity, ""});
   return r;
 }
@@ -136,7 +136,7 @@ void expectCantilever(const Device& device) {
   const Scene& scene = findScene("cable_cantilever");
   const SceneRun accelerated = simulate(device, "cable_cantilever", scene.defaultFrames);
   expectAllPass(accelerated);
-  RigidSolverOptions plain = scene.rigidSolver;
+  RigidSolverOptions plain = scene.rigid.solver;
   plain.chebyshevRho = 0.0f;
   const SceneRun r = simulate(device, "cable_cantilever", scene.defaultFrames, {}, &plain);
   EXPECT_FALSE(passes(r, "tip_deflection"));

@@ -63,7 +63,7 @@ struct State {
 std::vector<CheckResult> runChecks(const Scene& scene, const RigidDesc& desc, const State& state,
                                    double seconds = 0.0) {
   const long long frames = std::llround(seconds * scene.fps);
-  return scene.rigidChecks({desc, state.poses, state.linear, state.angular, frames, seconds});
+  return scene.rigid.checks({desc, state.poses, state.linear, state.angular, frames, seconds});
 }
 
 const CheckResult* findCheck(const std::vector<CheckResult>& checks, const std::string& name) {
@@ -154,15 +154,15 @@ TEST(CableScenes, NamesAliasesAndTheReferencesSolverSettings) {
     EXPECT_EQ(scene.aliases, e.aliases);
     for (const std::string& alias : e.aliases) EXPECT_EQ(findScene(alias).name, e.name);
     EXPECT_FALSE(scene.description.empty());
-    EXPECT_TRUE(scene.cable);
+    EXPECT_TRUE(scene.isCable());
     EXPECT_TRUE(scene.benchmark);
     EXPECT_EQ(scene.fps, 60.0);
     EXPECT_EQ(scene.substeps, e.substeps);
     EXPECT_EQ(scene.defaultFrames, 20);  // the reference's test length
     EXPECT_EQ(scene.tuneWindowFrames, 20);
-    EXPECT_TRUE(scene.buildRigid);
-    EXPECT_TRUE(scene.rigidChecks);
-    const RigidSolverOptions& o = scene.rigidSolver;
+    EXPECT_TRUE(scene.rigid.build);
+    EXPECT_TRUE(scene.rigid.checks);
+    const RigidSolverOptions& o = scene.rigid.solver;
     EXPECT_EQ(o.iterations, 5);
     EXPECT_EQ(o.gravity.x, 0.0f);
     EXPECT_EQ(o.gravity.y, 0.0f);
@@ -183,7 +183,7 @@ TEST(CableScenes, EveryColoringIsValidAndEveryDescriptionValidates) {
   for (const Expected& e : kExpected) {
     SCOPED_TRACE(e.name);
     const Scene& scene = findScene(e.name);
-    const RigidDesc desc = scene.buildRigid(withOptions({}));
+    const RigidDesc desc = scene.rigid.build(withOptions({}));
     EXPECT_EQ(errorOf([&] { validateRigidDesc(desc); }), "(no weft::Error thrown)");
     const Coloring coloring = coloringOf(desc);
     EXPECT_EQ(findGraphColoringConflict(coloring, jointEdges(desc)), "");
@@ -198,7 +198,7 @@ TEST(CableScenes, ChecksPassOnTheRestPoses) {
   for (const Expected& e : kExpected) {
     SCOPED_TRACE(e.name);
     const Scene& scene = findScene(e.name);
-    const RigidDesc desc = scene.buildRigid(withOptions({}));
+    const RigidDesc desc = scene.rigid.build(withOptions({}));
     const std::vector<CheckResult> checks = runChecks(scene, desc, State(desc));
     expectAllPass(checks);
     for (const char* generic : {"finite", "joints_not_torn", "no_deep_interpenetration"})
@@ -209,7 +209,7 @@ TEST(CableScenes, ChecksPassOnTheRestPoses) {
 TEST(CableScenes, OptionlessScenesRejectEveryOption) {
   for (const char* name : {"cable_twist", "cable_y_junction"})
     EXPECT_THAT(errorOf([&] {
-                  findScene(name).buildRigid(withOptions({{"layers", "4"}}));
+                  findScene(name).rigid.build(withOptions({{"layers", "4"}}));
                 }),
                 HasSubstr("unknown scene option 'layers'"))
         << name;
@@ -218,7 +218,7 @@ TEST(CableScenes, OptionlessScenesRejectEveryOption) {
 // ---- cable_twist -------------------------------------------------------------------------------
 
 RigidDesc buildTwist() {
-  return findScene("cable_twist").buildRigid(withOptions({}));
+  return findScene("cable_twist").rigid.build(withOptions({}));
 }
 
 /// Zigzag point i of cable c (scenes_spec §5).
@@ -411,23 +411,23 @@ TEST(CableChecks, EveryFrameRecordJudgesTheWorstFrame) {
 
 TEST(CablePile, DefaultAndBenchmarkSizesHaveTheReferencesCounts) {
   const Scene& scene = findScene("cable_pile");
-  const RigidDesc full = scene.buildRigid(withOptions({}));
+  const RigidDesc full = scene.rigid.build(withOptions({}));
   EXPECT_EQ(full.numBodies(), 4000);
   EXPECT_EQ(full.numJoints(), 3900);
   EXPECT_EQ(full.numShapes(), 4001);
   EXPECT_EQ(countKinematic(full), 0);
-  const RigidDesc benchmark = scene.buildRigid(withOptions({{"layers", "4"}}));
+  const RigidDesc benchmark = scene.rigid.build(withOptions({{"layers", "4"}}));
   EXPECT_EQ(benchmark.numBodies(), 1600);
   EXPECT_EQ(benchmark.numJoints(), 1560);
   EXPECT_EQ(benchmark.numShapes(), 1601);
-  const RigidDesc small = scene.buildRigid(withOptions({{"layers", "2"}, {"lanes", "3"}}));
+  const RigidDesc small = scene.rigid.build(withOptions({{"layers", "2"}, {"lanes", "3"}}));
   EXPECT_EQ(small.numBodies(), 240);
   EXPECT_EQ(small.numJoints(), 234);
   EXPECT_EQ(small.numShapes(), 241);
 }
 
 TEST(CablePile, WavyLayersAlternateBetweenXAndY) {
-  const RigidDesc desc = findScene("cable_pile").buildRigid(withOptions({{"layers", "4"}}));
+  const RigidDesc desc = findScene("cable_pile").rigid.build(withOptions({{"layers", "4"}}));
   // Ground first (shape 0), as the reference adds it.
   EXPECT_EQ(desc.shapes[0].geometry.type, ShapeType::Plane);
   EXPECT_EQ(desc.shapes[0].body, -1);
@@ -488,7 +488,7 @@ TEST(CablePile, WavyLayersAlternateBetweenXAndY) {
 }
 
 TEST(CablePile, MaterialsStiffnessAndGaps) {
-  const RigidDesc desc = findScene("cable_pile").buildRigid(withOptions({{"layers", "2"}}));
+  const RigidDesc desc = findScene("cable_pile").rigid.build(withOptions({{"layers", "2"}}));
   const RigidShapeDesc& ground = desc.shapes[0];
   EXPECT_EQ(ground.material.ke, 1.0e5f);
   EXPECT_EQ(ground.material.kd, 0.0f);
@@ -515,28 +515,28 @@ TEST(CablePile, MaterialsStiffnessAndGaps) {
 TEST(CablePile, RejectsBadOptions) {
   const Scene& scene = findScene("cable_pile");
   EXPECT_THAT(errorOf([&] {
-                scene.buildRigid(withOptions({{"layer", "4"}}));
+                scene.rigid.build(withOptions({{"layer", "4"}}));
               }),
               AllOf(HasSubstr("unknown scene option 'layer'"), HasSubstr("layers, lanes")));
   EXPECT_THAT(errorOf([&] {
-                scene.buildRigid(withOptions({{"layers", "four"}}));
+                scene.rigid.build(withOptions({{"layers", "four"}}));
               }),
               HasSubstr("layers=four is not a number"));
   for (const char* bad : {"0", "-2", "2.5"})
     EXPECT_THAT(errorOf([&] {
-                  scene.buildRigid(withOptions({{"layers", bad}}));
+                  scene.rigid.build(withOptions({{"layers", bad}}));
                 }),
                 AllOf(HasSubstr("layers="), HasSubstr("whole number")))
         << bad;
   EXPECT_THAT(errorOf([&] {
-                scene.buildRigid(withOptions({{"lanes", "0"}}));
+                scene.rigid.build(withOptions({{"lanes", "0"}}));
               }),
               HasSubstr("lanes=0"));
 }
 
 TEST(CablePile, ChecksFailWhenThePileIsTooHighOrFallsThroughTheGround) {
   const Scene& scene = findScene("cable_pile");
-  const RigidDesc desc = scene.buildRigid(withOptions({{"layers", "4"}}));
+  const RigidDesc desc = scene.rigid.build(withOptions({{"layers", "4"}}));
   {
     State high(desc);
     high.poses[100].p.z = 0.6f;  // limit 4·0.024 + 0.5 = 0.596
@@ -560,7 +560,7 @@ TEST(CablePile, ChecksFailWhenThePileIsTooHighOrFallsThroughTheGround) {
     expectFails(runChecks(scene, desc, nan), "finite", "body 11's velocity");
   }
   // The default 10 layers rest up to 0.624 m; the check reads 10 layers from the rest heights.
-  const RigidDesc full = scene.buildRigid(withOptions({}));
+  const RigidDesc full = scene.rigid.build(withOptions({}));
   const std::vector<CheckResult> checks = runChecks(scene, full, State(full));
   const CheckResult* height = findCheck(checks, "pile_height");
   ASSERT_NE(height, nullptr);
@@ -571,7 +571,7 @@ TEST(CablePile, ChecksFailWhenThePileIsTooHighOrFallsThroughTheGround) {
 // ---- cable_bundle_hysteresis -------------------------------------------------------------------
 
 RigidDesc buildBundle(std::map<std::string, std::string> values = {}) {
-  return findScene("cable_bundle_hysteresis").buildRigid(withOptions(std::move(values)));
+  return findScene("cable_bundle_hysteresis").rigid.build(withOptions(std::move(values)));
 }
 
 TEST(CableBundle, CountsWithFreeKinematicObstacles) {
@@ -792,7 +792,7 @@ TEST(CableBundle, ChecksFailOnATornCableOrAnObstacleInsideTheBundle) {
 // ---- cable_y_junction --------------------------------------------------------------------------
 
 RigidDesc buildY() {
-  return findScene("cable_y_junction").buildRigid(withOptions({}));
+  return findScene("cable_y_junction").rigid.build(withOptions({}));
 }
 
 TEST(CableYJunction, CountsFramesAndTheBfsForest) {

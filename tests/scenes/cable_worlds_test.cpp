@@ -11,7 +11,7 @@
 #include "scenes/scene.h"
 #include "scenes/worlds.h"
 #include "solver/cable_builder.h"
-#include "solver/rigid_simulation.h"
+#include "solver/simulation.h"
 #include "test_support.h"
 
 namespace weft {
@@ -23,9 +23,9 @@ struct Run {
 };
 
 Run simulate(const Device& device, const Scene& scene, const RigidDesc& desc, int frames) {
-  RigidSimulation sim(device, desc, scene.rigidSolver, 1.0 / scene.fps, scene.substeps);
+  Simulation sim(device, desc, scene.rigid.solver, 1.0 / scene.fps, scene.substeps);
   for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  return {sim.poses(), sim.linearVelocities(), sim.angularVelocities()};
+  return {sim.rigid().poses(), sim.rigid().linearVelocities(), sim.rigid().angularVelocities()};
 }
 
 template <class T>
@@ -38,7 +38,7 @@ void expectWorldsRunAsAlone(const Device& device, const std::string& name, int w
                             const SceneOptions& options = {}) {
   SCOPED_TRACE(name + ", " + std::to_string(worlds) + " worlds");
   const Scene& scene = findScene(name);
-  const RigidDesc desc = scene.buildRigid(options);
+  const RigidDesc desc = scene.rigid.build(options);
   const RigidDesc batch = replicateWorlds(desc, worlds);
   ASSERT_EQ(batch.numBodies(), worlds * desc.numBodies());
   const Run alone = simulate(device, scene, desc, frames);
@@ -76,7 +76,7 @@ TEST(CableWorlds, CudaEachWorldOfABatchMatchesTheSceneAlone) {
 }
 
 TEST(CableWorlds, ReplicationLaysOutWorldsOneAfterAnother) {
-  const RigidDesc desc = findScene("cable_y_junction").buildRigid({});
+  const RigidDesc desc = findScene("cable_y_junction").rigid.build({});
   const RigidDesc batch = replicateWorlds(desc, 3, {2.0f, 0.0f, 0.0f});
   const int B = desc.numBodies(), S = desc.numShapes(), J = desc.numJoints();
   ASSERT_EQ(batch.numShapes(), 3 * S);
@@ -108,7 +108,7 @@ void expectSweepWorldsRunAsAlone(const Device& device, const std::string& name,
   const RigidWorlds worlds = buildRigidWorlds(scene, options);
   const Run together = simulate(device, scene, worlds.desc, frames);
   for (int k = 0; k < worlds.count(); ++k) {
-    const RigidDesc alone = scene.buildRigid(worldOptions(options, k, options.worlds));
+    const RigidDesc alone = scene.rigid.build(worldOptions(options, k, options.worlds));
     ASSERT_EQ(alone.numBodies(), worlds.size(k)) << "world " << k;
     const Run single = simulate(device, scene, alone, frames);
     const size_t first = size_t(worlds.begin[size_t(k)]);
@@ -164,7 +164,7 @@ TEST(CableWorlds, ListsAndRangesAreSpreadOverTheWorlds) {
   EXPECT_THROW(worldOptions(bad, 0, 2), Error);
   bad.values["b"] = "1,,2";
   EXPECT_THROW(worldOptions(bad, 0, 2), Error);
-  // A list or range without worlds to spread over is refused; so is a cloth scene.
+  // A list or range without worlds to spread over is refused; so is a scene without a rigid part.
   SceneOptions single;
   single.values["shear"] = "1e4,1e5";
   EXPECT_THROW(buildRigidWorlds(findScene("cable_cantilever"), single), Error);

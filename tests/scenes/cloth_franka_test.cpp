@@ -43,14 +43,14 @@ const ModelDesc& tubeDesc() {
   static const ModelDesc desc = [] {
     SceneOptions options;
     options.values["tube"] = "1";
-    return franka().build(options);
+    return franka().cloth.build(options);
   }();
   return desc;
 }
 
 /// The default garment: the reference's shirt.
 const ModelDesc& shirtDesc() {
-  static const ModelDesc desc = franka().build({});
+  static const ModelDesc desc = franka().cloth.build({});
   return desc;
 }
 
@@ -246,8 +246,8 @@ TEST(ClothFranka, EnvironmentAndSettingsAreTheReferences) {
   EXPECT_EQ(scene.fps, 60.0);
   EXPECT_EQ(scene.substeps, 10);
   EXPECT_EQ(scene.defaultFrames, 50);
-  EXPECT_TRUE(scene.checksSelfIntersections);
-  const SolverOptions& o = scene.solver;
+  EXPECT_TRUE(scene.cloth.checksSelfIntersections);
+  const SolverOptions& o = scene.cloth.solver;
   EXPECT_EQ(o.iterations, 5);
   EXPECT_EQ(o.gravity.z, -981.0f);
   EXPECT_EQ(o.particleContact.ke, 1.0e4f);
@@ -395,7 +395,7 @@ TEST(ClothFranka, MeshOptionLoadsTheReferenceShirtWhereTheReferencePutsIt) {
       << "the shipped shirt is missing: " << shirtPath();
   SceneOptions options;
   options.meshPath = shirtPath();
-  const ModelDesc desc = franka().build(options);
+  const ModelDesc desc = franka().cloth.build(options);
   EXPECT_EQ(desc.numParticles(), 6436);
   EXPECT_EQ(desc.numTriangles(), 12736);
   EXPECT_EQ(desc.numEdges(), 19174);
@@ -428,7 +428,7 @@ TEST(ClothFranka, MeshOptionLoadsTheReferenceShirtWhereTheReferencePutsIt) {
 TEST(ClothFranka, DefaultGarmentIsTheShippedShirt) {
   SceneOptions options;
   options.meshPath = shirtPath();
-  const ModelDesc fromFile = franka().build(options);
+  const ModelDesc fromFile = franka().cloth.build(options);
   const ModelDesc& desc = shirtDesc();
   ASSERT_EQ(desc.numParticles(), fromFile.numParticles());
   ASSERT_EQ(desc.numTriangles(), fromFile.numTriangles());
@@ -437,7 +437,7 @@ TEST(ClothFranka, DefaultGarmentIsTheShippedShirt) {
   for (size_t i = 0; i < desc.masses.size(); ++i) ASSERT_EQ(desc.masses[i], fromFile.masses[i]);
   SceneOptions bad;
   bad.values["tube"] = "2";
-  EXPECT_THROW(franka().build(bad), Error);
+  EXPECT_THROW(franka().cloth.build(bad), Error);
 }
 
 TEST(ClothFranka, MeshTransformFlagsReplaceTheShirtPlacement) {
@@ -448,7 +448,7 @@ TEST(ClothFranka, MeshTransformFlagsReplaceTheShirtPlacement) {
   options.meshTransformGiven = true;
   options.meshScale = 0.5f;
   options.meshTranslation = {1.0f, 2.0f, 3.0f};
-  const ModelDesc desc = franka().build(options);
+  const ModelDesc desc = franka().cloth.build(options);
   Vec3 lower{1e30f, 1e30f, 1e30f};
   for (const Vec3& x : desc.positions) lower = cwiseMin(lower, x);
   // Authored bbox minimum (−32.609, 88.009, −20.116), halved and moved; no rotation.
@@ -465,7 +465,7 @@ TEST(ClothFranka, MeshTransformFlagsReplaceTheShirtPlacement) {
 /// Runs `frames` frames of `desc` and expects every scene check, no self-intersection in any
 /// frame and complete contact lists.
 void expectRunPassesChecks(const Device& device, const ModelDesc& desc, int frames) {
-  test::expectRunPassesChecks(device, franka(), desc, franka().solver, frames);
+  test::expectRunPassesChecks(device, franka(), desc, franka().cloth.solver, frames);
 }
 
 // ---- The exclusion rule on close layers of our own making --------------------------------------
@@ -510,11 +510,11 @@ void expectHemmedGarmentHolds(const Device& device, int frames) {
   options.meshPath = path;
   options.meshTransformGiven = true;
   options.meshTranslation = {-15.0f, -60.0f, 22.0f};  // over the table (top at z = 20)
-  const ModelDesc desc = franka().build(options);
+  const ModelDesc desc = franka().cloth.build(options);
   std::filesystem::remove(path);
   ASSERT_EQ(desc.numParticles(), 41 * 21);
   const std::vector<Vec3> x =
-      test::expectRunPassesChecks(device, franka(), desc, franka().solver, frames);
+      test::expectRunPassesChecks(device, franka(), desc, franka().cloth.solver, frames);
   // A hem row (38, x = 28) against the sheet row under it (28): the gap stays between zero (no
   // crossing, also counted above) and a few contact radii.
   for (int j = 0; j < 21; ++j) {

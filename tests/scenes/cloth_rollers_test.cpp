@@ -33,7 +33,7 @@ const Scene& rollers() {
 }
 
 const ModelDesc& rollersDesc() {
-  static const ModelDesc desc = rollers().build({});
+  static const ModelDesc desc = rollers().cloth.build({});
   return desc;
 }
 
@@ -65,7 +65,7 @@ TEST(ClothRollers, BuildsWithTheExpectedCounts) {
 TEST(ClothRollers, UnweldedOptionBuildsTheReferencesMesh) {
   SceneOptions options;
   options.values["welded"] = "0";
-  const ModelDesc desc = rollers().build(options);
+  const ModelDesc desc = rollers().cloth.build(options);
   EXPECT_EQ(desc.numParticles(), 5824);
   EXPECT_EQ(desc.numTriangles(), 9444);
   EXPECT_EQ(desc.numEdges(), 15011);
@@ -80,10 +80,10 @@ TEST(ClothRollers, UnweldedOptionBuildsTheReferencesMesh) {
     ASSERT_EQ(desc.masses[size_t(p)], 0.0f) << "roller particles are fixed";
   }
   options.values["welded"] = "2";
-  EXPECT_THROW(rollers().build(options), Error);
+  EXPECT_THROW(rollers().cloth.build(options), Error);
   options.values.clear();
   options.values["weld"] = "0";
-  EXPECT_THROW(rollers().build(options), Error) << "unknown option";
+  EXPECT_THROW(rollers().cloth.build(options), Error) << "unknown option";
 }
 
 TEST(ClothRollers, ClothIsRolledOnRollerOneAndAttachedToRollerTwo) {
@@ -182,8 +182,8 @@ TEST(ClothRollers, SettingsAreTheReferences) {
   EXPECT_EQ(scene.fps, 60.0);
   EXPECT_EQ(scene.substeps, 10);
   EXPECT_EQ(scene.defaultFrames, 200);
-  EXPECT_TRUE(scene.checksSelfIntersections);
-  const SolverOptions& o = scene.solver;
+  EXPECT_TRUE(scene.cloth.checksSelfIntersections);
+  const SolverOptions& o = scene.cloth.solver;
   EXPECT_EQ(o.iterations, 12);
   EXPECT_EQ(o.gravity, (Vec3{0.0f, 0.0f, 0.0f}));
   EXPECT_EQ(o.particleContact.ke, 5.0e5f);
@@ -235,7 +235,7 @@ std::vector<Vec3> expectRunPassesChecks(const Device& device, const SolverOption
 TEST(ClothRollers, TwoFramesOnCpuPassTheChecksAndTurnTheRollers) {
   // The lists start at the sizes the first frames need, so that no frame runs twice: growing
   // them changes no result (SelfContactSolver.GrowingListsMidRunChangesNothing), only the time.
-  SolverOptions options = rollers().solver;
+  SolverOptions options = rollers().cloth.solver;
   options.selfContact.edgeEdgeCapacity = 128;
   constexpr int kFrames = 2;
   const std::vector<Vec3> x = expectRunPassesChecks(*test::openCpu(), options, kFrames);
@@ -265,7 +265,7 @@ TEST(ClothRollers, TwoFramesOnCpuPassTheChecksAndTurnTheRollers) {
 
 TEST(ClothRollers, DefaultFramesOnCudaPassTheChecks) {
   WEFT_REQUIRE_CUDA(gpu);
-  expectRunPassesChecks(*gpu, rollers().solver, rollers().defaultFrames);
+  expectRunPassesChecks(*gpu, rollers().cloth.solver, rollers().defaultFrames);
 }
 
 }  // namespace

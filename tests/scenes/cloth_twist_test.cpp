@@ -66,7 +66,7 @@ TEST(ClothTwist, NamesAndAliasesResolve) {
 }
 
 TEST(ClothTwist, BuildsTheReferenceCountsWithAValidColoring) {
-  const ModelDesc desc = findScene("cloth_twist").build({});
+  const ModelDesc desc = findScene("cloth_twist").cloth.build({});
   EXPECT_EQ(desc.numParticles(), 2500);
   EXPECT_EQ(desc.numTriangles(), 4802);
   EXPECT_EQ(desc.numEdges(), 7301);
@@ -90,8 +90,8 @@ TEST(ClothTwist, HoldsTheReferenceSolverSettings) {
   EXPECT_EQ(scene.fps, 60.0);
   EXPECT_EQ(scene.substeps, 10);
   EXPECT_EQ(scene.defaultFrames, 100);
-  EXPECT_TRUE(scene.checksSelfIntersections);
-  const SolverOptions& o = scene.solver;
+  EXPECT_TRUE(scene.cloth.checksSelfIntersections);
+  const SolverOptions& o = scene.cloth.solver;
   EXPECT_EQ(o.iterations, 4);
   EXPECT_EQ(length(o.gravity), 0.0f);
   EXPECT_EQ(o.particleContact.ke, 1.0e3f);
@@ -111,7 +111,7 @@ TEST(ClothTwist, HoldsTheReferenceSolverSettings) {
 
 // The reference's placement of its mesh: world = R_z(π/2)·(0.01·local), i.e. (0, x/100, z/100).
 TEST(ClothTwist, SheetIsTheReferenceMeshPlacedInTheYzPlaneWithColumnsAlongY) {
-  const ModelDesc desc = findScene("cloth_twist").build({});
+  const ModelDesc desc = findScene("cloth_twist").cloth.build({});
   const MeshData file = loadObjMesh(assetPath());
   ASSERT_EQ(desc.numParticles(), int(file.vertices.size()));
   ASSERT_EQ(desc.triangles.size(), file.triangles.size());
@@ -137,7 +137,7 @@ TEST(ClothTwist, SheetIsTheReferenceMeshPlacedInTheYzPlaneWithColumnsAlongY) {
 // corner (the mesh's diagonals alternate, so interior vertices touch 4 or 8 triangles and get
 // 2/3 or 4/3 of a cell's mass).
 TEST(ClothTwist, MassesAreLumpedFromTheDensityAndTheSideColumnsAreHeld) {
-  const ModelDesc desc = findScene("cloth_twist").build({});
+  const ModelDesc desc = findScene("cloth_twist").cloth.build({});
   std::vector<double> expected(desc.positions.size(), 0.0);
   double total = 0.0;
   for (const Int3& t : desc.triangles) {
@@ -163,7 +163,7 @@ TEST(ClothTwist, MassesAreLumpedFromTheDensityAndTheSideColumnsAreHeld) {
 }
 
 TEST(ClothTwist, HeldColumnsTurnInOppositeSensesAsTheReferenceTurnsThem) {
-  const ModelDesc desc = findScene("cloth_twist").build({});
+  const ModelDesc desc = findScene("cloth_twist").cloth.build({});
   ASSERT_EQ(desc.drivers.size(), 2u);
   int checked = 0;
   for (const DriverDesc& d : desc.drivers) {
@@ -194,13 +194,13 @@ TEST(ClothTwist, HeldColumnsTurnInOppositeSensesAsTheReferenceTurnsThem) {
 /// every candidate list to fit, and the held columns to be where the reference puts them.
 void runAndCheck(const Device& device, int frames) {
   const Scene& scene = findScene("cloth_twist");
-  const ModelDesc desc = scene.build({});
-  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  const ModelDesc desc = scene.cloth.build({});
+  Simulation sim(device, desc, scene.cloth.solver, 1.0 / scene.fps, scene.substeps);
   test::advanceFramesWithoutSelfIntersection(sim, device, desc, scene.name, frames);
   const std::vector<Vec3> x =
       test::expectChecksWithoutSelfIntersection(device, scene, desc, sim, frames);
 
-  const long long k = sim.substepCounter();
+  const long long k = sim.cloth().substepCounter();
   EXPECT_EQ(k, (long long)frames * scene.substeps);
   for (int i = 0; i < kSide; ++i)
     for (int j : {0, kSide - 1}) {

@@ -24,14 +24,14 @@ namespace {
 
 struct WorldRun {
   std::vector<Vec3> positions, velocities;
-  Simulation::ContactReport contacts;
+  ClothPart::ContactReport contacts;
 };
 
 WorldRun simulate(const Device& device, const Scene& scene, const ModelDesc& desc,
                   const SolverOptions& options, int frames) {
   Simulation sim(device, desc, options, 1.0 / scene.fps, scene.substeps);
   for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  return {sim.positions(), sim.velocities(), sim.contactReport()};
+  return {sim.cloth().positions(), sim.cloth().velocities(), sim.cloth().contactReport()};
 }
 
 bool sameBits(const std::vector<Vec3>& batch, size_t first, const std::vector<Vec3>& alone) {
@@ -46,14 +46,14 @@ void expectWorldsRunAsAlone(const Device& device, const Scene& scene, const Scen
                             int frames, float reuseSlack = -1.0f) {
   SCOPED_TRACE(scene.name + ", " + std::to_string(options.worlds) + " worlds on " +
                device.describe());
-  SolverOptions solver = scene.solver;
+  SolverOptions solver = scene.cloth.solver;
   if (reuseSlack >= 0.0f) solver.selfContact.reuseSlack = reuseSlack;
   const ClothWorlds worlds = buildClothWorlds(scene, options);
   ASSERT_EQ(worlds.desc.worldRanges.count(), options.worlds);
   const WorldRun together = simulate(device, scene, worlds.desc, solver, frames);
   long long pairsAlone = 0;  // candidate pairs of the last frame's list builds, over the worlds
   for (int k = 0; k < worlds.count(); ++k) {
-    const ModelDesc alone = scene.build(worldOptions(options, k, options.worlds));
+    const ModelDesc alone = scene.cloth.build(worldOptions(options, k, options.worlds));
     ASSERT_EQ(alone.numParticles(), worlds.size(k)) << "world " << k;
     const WorldRun single = simulate(device, scene, alone, solver, frames);
     if (reuseSlack > 0.0f)
@@ -86,8 +86,9 @@ Scene stackedSheets() {
   scene.name = "stacked_sheets";
   scene.fps = 60.0;
   scene.substeps = 5;
-  scene.solver = findScene("cloth_fold").solver;  // self-contact radius 6 mm, margin 10 mm
-  scene.build = [](const SceneOptions& options) {
+  scene.cloth.solver =
+      findScene("cloth_fold").cloth.solver;  // self-contact radius 6 mm, margin 10 mm
+  scene.cloth.build = [](const SceneOptions& options) {
     const std::vector<std::string> known = {"gap", "speed", "height"};
     const float gap = float(sceneOption(options, "gap", 0.008, known));
     const float speed = float(sceneOption(options, "speed", 0.0, known));
@@ -152,8 +153,8 @@ TEST(ClothWorlds, CudaBatchMatchesTheCpu) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_fold");
   const ClothWorlds worlds = buildClothWorlds(scene, worldsOf(3, {{"cells", "6,8,10"}}));
-  const WorldRun onCpu = simulate(*cpu, scene, worlds.desc, scene.solver, 10);
-  const WorldRun onGpu = simulate(*gpu, scene, worlds.desc, scene.solver, 10);
+  const WorldRun onCpu = simulate(*cpu, scene, worlds.desc, scene.cloth.solver, 10);
+  const WorldRun onGpu = simulate(*gpu, scene, worlds.desc, scene.cloth.solver, 10);
   ASSERT_EQ(onCpu.positions.size(), onGpu.positions.size());
   float worst = 0.0f;
   for (size_t i = 0; i < onCpu.positions.size(); ++i)
@@ -163,7 +164,7 @@ TEST(ClothWorlds, CudaBatchMatchesTheCpu) {
 
 TEST(ClothWorlds, CombiningLaysOutWorldsOneAfterAnother) {
   const Scene& scene = findScene("cloth_rollers");
-  const ModelDesc desc = scene.build({});
+  const ModelDesc desc = scene.cloth.build({});
   const ModelDesc* three[] = {&desc, &desc, &desc};
   const ModelDesc batch = combineWorlds(three, {3.0f, 0.0f, 0.0f});
   const int P = desc.numParticles(), T = desc.numTriangles(), E = desc.numEdges(),

@@ -36,7 +36,7 @@ TEST(PokerCards, NamesAndAliasesResolve) {
 }
 
 TEST(PokerCards, BuildsTheReferenceCountsWithAValidColoring) {
-  const ModelDesc desc = findScene("poker_cards").build({});
+  const ModelDesc desc = findScene("poker_cards").cloth.build({});
   EXPECT_EQ(desc.numParticles(), 1820);
   EXPECT_EQ(desc.numTriangles(), 2496);
   EXPECT_EQ(desc.numEdges(), 4264);
@@ -66,8 +66,8 @@ TEST(PokerCards, HoldsTheReferenceSolverSettings) {
   EXPECT_EQ(scene.fps, 60.0);
   EXPECT_EQ(scene.substeps, 20);
   EXPECT_EQ(scene.defaultFrames, 30);
-  EXPECT_TRUE(scene.checksSelfIntersections);
-  const SolverOptions& o = scene.solver;
+  EXPECT_TRUE(scene.cloth.checksSelfIntersections);
+  const SolverOptions& o = scene.cloth.solver;
   EXPECT_EQ(o.iterations, 10);
   EXPECT_EQ(o.gravity.z, -9.8f);
   EXPECT_EQ(o.gravity.x, 0.0f);
@@ -88,7 +88,7 @@ TEST(PokerCards, HoldsTheReferenceSolverSettings) {
 }
 
 TEST(PokerCards, ShapesHaveTheReferenceGeometryMaterialsAndPlacement) {
-  const ModelDesc desc = findScene("poker_cards").build({});
+  const ModelDesc desc = findScene("poker_cards").cloth.build({});
   ASSERT_EQ(desc.shapes.size(), 3u);
   const ShapeDesc &cube = desc.shapes[0], &sphere = desc.shapes[1], &ground = desc.shapes[2];
 
@@ -116,7 +116,7 @@ TEST(PokerCards, ShapesHaveTheReferenceGeometryMaterialsAndPlacement) {
 }
 
 TEST(PokerCards, CardsStartAtTheirSeededCornersOneMillimetreApart) {
-  const ModelDesc desc = findScene("poker_cards").build({});
+  const ModelDesc desc = findScene("poker_cards").cloth.build({});
   // (ox, oy, a) of cards 0 and 51: NumPy default_rng(42) draws, scenes_spec §1.
   struct Draw {
     int card;
@@ -143,7 +143,7 @@ TEST(PokerCards, CardsStartAtTheirSeededCornersOneMillimetreApart) {
 }
 
 TEST(PokerCards, SphereMotionPlacesItWhereTheReferenceDoesAtEachSubstep) {
-  const ModelDesc desc = findScene("poker_cards").build({});
+  const ModelDesc desc = findScene("poker_cards").cloth.build({});
   const ShapeMotion& motion = desc.shapes[1].motion;
   // The solver evaluates poses at the end time k·dt of substep k (counting from 1).
   for (long long k : {0LL, 1LL, 2LL, 20LL, 600LL, 1200LL}) {
@@ -158,15 +158,15 @@ TEST(PokerCards, SphereMotionPlacesItWhereTheReferenceDoesAtEachSubstep) {
 /// every candidate list to fit, and the sphere to be where the reference puts it.
 void runAndCheck(const Device& device, int frames) {
   const Scene& scene = findScene("poker_cards");
-  const ModelDesc desc = scene.build({});
-  Simulation sim(device, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  const ModelDesc desc = scene.cloth.build({});
+  Simulation sim(device, desc, scene.cloth.solver, 1.0 / scene.fps, scene.substeps);
   test::advanceFramesWithoutSelfIntersection(sim, device, desc, scene.name, frames);
   test::expectChecksWithoutSelfIntersection(device, scene, desc, sim, frames);
 
   // The last substep's end pose (slot 1) and start pose (slot numShapes + 1) of the sphere.
-  const long long k = sim.substepCounter();
+  const long long k = sim.cloth().substepCounter();
   EXPECT_EQ(k, (long long)frames * scene.substeps);
-  const std::vector<Transform> poses = sim.scratch().shapePoses.download();
+  const std::vector<Transform> poses = sim.cloth().scratch().shapePoses.download();
   expectNear(poses[1].p, referenceSphereX(k), 0.0, 0.22, 1e-6);
   expectNear(poses[desc.shapes.size() + 1].p, referenceSphereX(k - 1), 0.0, 0.22, 1e-6);
 }

@@ -36,7 +36,7 @@ inline void advanceFramesWithoutSelfIntersection(Simulation& sim, const Device& 
   int worst = 0, firstBad = -1;
   for (int f = 0; f < frames; ++f) {
     sim.advanceFrame();
-    const int n = counter.count(sim.state().positions.data());
+    const int n = counter.count(sim.cloth().state().positions.data());
     if (n > 0 && firstBad < 0) firstBad = f;
     worst = std::max(worst, n);
   }
@@ -55,12 +55,12 @@ inline std::vector<Vec3> expectRunPassesChecks(const Device& device, const Scene
                                                int frames) {
   Simulation sim(device, desc, options, 1.0 / scene.fps, scene.substeps);
   advanceFramesWithoutSelfIntersection(sim, device, desc, scene.name, frames);
-  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, frames})) {
+  const std::vector<Vec3> x = sim.cloth().positions(), v = sim.cloth().velocities();
+  for (const CheckResult& c : scene.cloth.checks({desc, x, v, frames})) {
     EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
     std::printf("  %s %s: %s\n", c.pass ? "pass" : "FAIL", c.name.c_str(), c.detail.c_str());
   }
-  const Simulation::ContactReport& contacts = sim.contactReport();
+  const ClothPart::ContactReport& contacts = sim.cloth().contactReport();
   EXPECT_LE(contacts.lastFrame.maxVertexTriangle, contacts.vertexTriangleCapacity);
   EXPECT_LE(contacts.lastFrame.maxEdgeEdge, contacts.edgeEdgeCapacity);
   EXPECT_LE(contacts.lastFrame.maxTriangleVertex, contacts.triangleVertexCapacity);
@@ -74,13 +74,13 @@ inline std::vector<Vec3> expectChecksWithoutSelfIntersection(const Device& devic
                                                              const Scene& scene,
                                                              const ModelDesc& desc, Simulation& sim,
                                                              int frames) {
-  const std::vector<Vec3> x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, frames}))
+  const std::vector<Vec3> x = sim.cloth().positions(), v = sim.cloth().velocities();
+  for (const CheckResult& c : scene.cloth.checks({desc, x, v, frames}))
     EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
   IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges, desc.worlds,
                               desc.worldRanges.triangles);
-  EXPECT_EQ(counter.count(sim.state().positions.data()), 0);
-  SelfContactDetector& detector = *sim.scratch().selfContact;
+  EXPECT_EQ(counter.count(sim.cloth().state().positions.data()), 0);
+  SelfContactDetector& detector = *sim.cloth().scratch().selfContact;
   EXPECT_TRUE(detector.fits(detector.readStatus()));
   return x;
 }

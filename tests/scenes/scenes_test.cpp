@@ -26,8 +26,8 @@ using ::testing::HasSubstr;
 TEST(Scenes, EveryClothSceneBuildsAValidModel) {
   for (const Scene& scene : allScenes()) {
     SCOPED_TRACE(scene.name);
-    if (scene.cable) continue;  // rigid models: tests/scenes/cable_scenes_test.cpp
-    const ModelDesc desc = scene.build({});
+    if (!scene.hasCloth()) continue;  // rigid models: tests/scenes/cable_scenes_test.cpp
+    const ModelDesc desc = scene.cloth.build({});
     EXPECT_GT(desc.numParticles(), 0);
     EXPECT_FALSE(scene.description.empty());
     EXPECT_GT(scene.defaultFrames, 0);
@@ -38,7 +38,7 @@ TEST(Scenes, EveryClothSceneBuildsAValidModel) {
 }
 
 TEST(Scenes, ClothHangingHasTheGridCounts) {
-  const ModelDesc desc = findScene("cloth_hanging").build({});
+  const ModelDesc desc = findScene("cloth_hanging").cloth.build({});
   EXPECT_EQ(desc.numParticles(), 33 * 33);
   EXPECT_EQ(desc.numTriangles(), 2 * 32 * 32);
   EXPECT_EQ(desc.numEdges(), 33 * 32 + 33 * 32 + 32 * 32);
@@ -51,10 +51,10 @@ TEST(Scenes, ClothHangingHasTheGridCounts) {
 // cloth_fold's size option: (N + 1)² particles of the same 2.5 cm cells; bad values are errors.
 TEST(Scenes, ClothFoldCellsOptionSizesTheSheet) {
   const Scene& fold = findScene("cloth_fold");
-  EXPECT_EQ(fold.build({}).numParticles(), 25 * 25);
+  EXPECT_EQ(fold.cloth.build({}).numParticles(), 25 * 25);
   SceneOptions big;
   big.values["cells"] = "200";
-  const ModelDesc desc = fold.build(big);
+  const ModelDesc desc = fold.cloth.build(big);
   EXPECT_EQ(desc.numParticles(), 201 * 201);
   EXPECT_EQ(desc.numTriangles(), 2 * 200 * 200);
   float lo = 1e9f, hi = -1e9f;
@@ -66,11 +66,11 @@ TEST(Scenes, ClothFoldCellsOptionSizesTheSheet) {
   for (const char* bad : {"1", "2.5", "-3", "1001", "many"}) {
     SceneOptions o;
     o.values["cells"] = bad;
-    EXPECT_THROW(fold.build(o), Error) << bad;
+    EXPECT_THROW(fold.cloth.build(o), Error) << bad;
   }
   SceneOptions unknown;
   unknown.values["size"] = "3";
-  EXPECT_THROW(fold.build(unknown), Error);
+  EXPECT_THROW(fold.cloth.build(unknown), Error);
 }
 
 // The self-contact stress case: a 200 × 200-cell sheet (40,401 particles) dropped over the
@@ -81,7 +81,7 @@ TEST(Scenes, LargeClothFoldOnCudaStaysFreeOfSelfIntersections) {
   const Scene& fold = findScene("cloth_fold");
   SceneOptions big;
   big.values["cells"] = "200";
-  test::expectRunPassesChecks(*gpu, fold, fold.build(big), fold.solver, 300);
+  test::expectRunPassesChecks(*gpu, fold, fold.cloth.build(big), fold.cloth.solver, 300);
 }
 
 TEST(Scenes, NamesAndAliasesResolve) {
@@ -97,11 +97,11 @@ TEST(Scenes, NamesAndAliasesResolve) {
 TEST(Scenes, ClothHangingRunsToItsDefaultLengthAndPassesItsChecks) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_hanging");
-  const ModelDesc desc = scene.build({});
-  Simulation sim(*cpu, desc, scene.solver, 1.0 / scene.fps, scene.substeps);
+  const ModelDesc desc = scene.cloth.build({});
+  Simulation sim(*cpu, desc, scene.cloth.solver, 1.0 / scene.fps, scene.substeps);
   for (int f = 0; f < scene.defaultFrames; ++f) sim.advanceFrame();
-  const auto x = sim.positions(), v = sim.velocities();
-  for (const CheckResult& c : scene.checks({desc, x, v, scene.defaultFrames}))
+  const auto x = sim.cloth().positions(), v = sim.cloth().velocities();
+  for (const CheckResult& c : scene.cloth.checks({desc, x, v, scene.defaultFrames}))
     EXPECT_TRUE(c.pass) << c.name << ": " << c.detail;
 }
 
@@ -122,13 +122,13 @@ void expectCarriedCapacitiesGrowNothing(Scene tiny, const SceneOptions& options,
 
 TEST(SceneRunner, CarriedCapacitiesLetASecondRunGrowNothing) {
   Scene fold = findScene("cloth_fold");
-  fold.solver.selfContact.vertexTriangleCapacity = 1;
-  fold.solver.selfContact.edgeEdgeCapacity = 1;
-  fold.solver.selfContact.triangleVertexCapacity = 1;
+  fold.cloth.solver.selfContact.vertexTriangleCapacity = 1;
+  fold.cloth.solver.selfContact.edgeEdgeCapacity = 1;
+  fold.cloth.solver.selfContact.triangleVertexCapacity = 1;
   expectCarriedCapacitiesGrowNothing(fold, {}, 25);
   Scene pile = findScene("cable_pile");
-  pile.rigidSolver.contactCapacity = 1;
-  pile.rigidSolver.pairCapacity = 1;
+  pile.rigid.solver.contactCapacity = 1;
+  pile.rigid.solver.pairCapacity = 1;
   SceneOptions small;
   small.values["layers"] = "2";
   small.values["lanes"] = "2";

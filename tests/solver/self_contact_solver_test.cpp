@@ -31,8 +31,8 @@ std::vector<Vec3> runIntersectionFree(const Device& device, const ModelDesc& des
   IntersectionCounter counter(device, desc.numParticles(), desc.triangles, desc.edges);
   for (int f = 1; f <= frames; ++f) {
     sim.advanceFrame();
-    EXPECT_EQ(counter.count(sim.state().positions.data()), 0) << "frame " << f;
-    const std::vector<Vec3> x = sim.positions();
+    EXPECT_EQ(counter.count(sim.cloth().state().positions.data()), 0) << "frame " << f;
+    const std::vector<Vec3> x = sim.cloth().positions();
     for (const Vec3& p : x) {
       if (p.z < -groundTolerance) {
         ADD_FAILURE() << "particle below the ground at frame " << f << ": z = " << p.z;
@@ -40,21 +40,21 @@ std::vector<Vec3> runIntersectionFree(const Device& device, const ModelDesc& des
       }
     }
   }
-  return sim.positions();
+  return sim.cloth().positions();
 }
 
 TEST(SelfContactSolver, FoldedClothStaysIntersectionFreeOnCpu) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_fold");
-  const ModelDesc desc = scene.build({});
-  runIntersectionFree(*cpu, desc, scene.solver, 40, 0.005f);
+  const ModelDesc desc = scene.cloth.build({});
+  runIntersectionFree(*cpu, desc, scene.cloth.solver, 40, 0.005f);
 }
 
 TEST(SelfContactSolver, FoldedClothStaysIntersectionFreeOnCudaForItsDefaultLength) {
   WEFT_REQUIRE_CUDA(gpu);
   const Scene& scene = findScene("cloth_fold");
-  const ModelDesc desc = scene.build({});
-  runIntersectionFree(*gpu, desc, scene.solver, scene.defaultFrames, 0.005f);
+  const ModelDesc desc = scene.cloth.build({});
+  runIntersectionFree(*gpu, desc, scene.cloth.solver, scene.defaultFrames, 0.005f);
 }
 
 /// Two sheets lying on the ground, one 8 mm above the other; the top one slides off at 1 m/s.
@@ -118,8 +118,8 @@ TEST(SelfContactSolver, LargerStackedSheetsSlideWithoutIntersectingOnCuda) {
 TEST(SelfContactSolver, GrowingListsMidRunChangesNothing) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_fold");
-  const ModelDesc desc = scene.build({});
-  SolverOptions small = scene.solver, big = scene.solver;
+  const ModelDesc desc = scene.cloth.build({});
+  SolverOptions small = scene.cloth.solver, big = scene.cloth.solver;
   small.selfContact.vertexTriangleCapacity = 1;
   small.selfContact.edgeEdgeCapacity = 1;
   small.selfContact.triangleVertexCapacity = 1;
@@ -131,25 +131,25 @@ TEST(SelfContactSolver, GrowingListsMidRunChangesNothing) {
     a.advanceFrame();
     b.advanceFrame();
   }
-  EXPECT_FALSE(a.contactReport().regrowths.empty());
-  EXPECT_TRUE(b.contactReport().regrowths.empty());
-  EXPECT_GT(a.contactReport().largest.maxVertexTriangle, 1);
-  EXPECT_TRUE(bitIdentical(a.positions(), b.positions()));
+  EXPECT_FALSE(a.regrowths().empty());
+  EXPECT_TRUE(b.regrowths().empty());
+  EXPECT_GT(a.cloth().contactReport().largest.maxVertexTriangle, 1);
+  EXPECT_TRUE(bitIdentical(a.cloth().positions(), b.cloth().positions()));
 }
 
 std::vector<Vec3> simulateFold(const Device& device, SolverOptions o, int frames,
-                               bool graphs = true, Simulation::ContactReport* report = nullptr) {
+                               bool graphs = true, ClothPart::ContactReport* report = nullptr) {
   const Scene& scene = findScene("cloth_fold");
-  const ModelDesc desc = scene.build({});
+  const ModelDesc desc = scene.cloth.build({});
   Simulation sim(device, desc, o, 1.0 / 60.0, scene.substeps, graphs);
   for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  if (report) *report = sim.contactReport();
-  return sim.positions();
+  if (report) *report = sim.cloth().contactReport();
+  return sim.cloth().positions();
 }
 
 /// cloth_fold's settings with kept lists: a slack of a quarter of the margin.
 SolverOptions foldWithKeptLists() {
-  SolverOptions o = findScene("cloth_fold").solver;
+  SolverOptions o = findScene("cloth_fold").cloth.solver;
   o.selfContact.reuseSlack = 0.25f * o.selfContact.margin;
   return o;
 }
@@ -161,22 +161,22 @@ SolverOptions foldWithKeptLists() {
 TEST(SelfContactSolver, KeptListsAreBuiltLessOftenAndKeepTheFoldIntersectionFree) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_fold");
-  const ModelDesc desc = scene.build({});
+  const ModelDesc desc = scene.cloth.build({});
   const int frames = 40;
   Simulation sim(*cpu, desc, foldWithKeptLists(), 1.0 / 60.0, scene.substeps);
   IntersectionCounter counter(*cpu, desc.numParticles(), desc.triangles, desc.edges);
   for (int f = 1; f <= frames; ++f) {
     sim.advanceFrame();
-    ASSERT_EQ(counter.count(sim.state().positions.data()), 0) << "frame " << f;
+    ASSERT_EQ(counter.count(sim.cloth().state().positions.data()), 0) << "frame " << f;
   }
-  const Simulation::ContactReport& r = sim.contactReport();
+  const ClothPart::ContactReport& r = sim.cloth().contactReport();
   EXPECT_EQ(r.detections, 2LL * scene.substeps * frames);  // interval 0: two per substep
   EXPECT_GE(r.listBuilds, frames);
   EXPECT_LT(r.listBuilds, r.detections / 2);
-  Simulation::ContactReport every;
-  simulateFold(*cpu, scene.solver, 1, true, &every);
+  ClothPart::ContactReport every;
+  simulateFold(*cpu, scene.cloth.solver, 1, true, &every);
   EXPECT_EQ(every.listBuilds, every.detections) << "without a slack every detection builds";
-  EXPECT_LT(maxDifference(simulateFold(*cpu, scene.solver, 10),
+  EXPECT_LT(maxDifference(simulateFold(*cpu, scene.cloth.solver, 10),
                           simulateFold(*cpu, foldWithKeptLists(), 10)),
             1e-3f);
 }
@@ -191,7 +191,7 @@ TEST(SelfContactSolver, KeptListsKeepSlidingSheetsIntersectionFree) {
 
 TEST(SelfContactSolver, CpuRunsAreDeterministicForBothTraversals) {
   auto cpu = test::openCpu();
-  SolverOptions o = findScene("cloth_fold").solver;
+  SolverOptions o = findScene("cloth_fold").cloth.solver;
   const auto a = simulateFold(*cpu, o, 25);
   EXPECT_TRUE(bitIdentical(a, simulateFold(*cpu, o, 25)));
   for (DetectionTraversal traversal :
@@ -208,7 +208,7 @@ TEST(SelfContactSolver, CpuRunsAreDeterministicForBothTraversals) {
 // agrees closely before contact makes the motion chaotic.
 TEST(SelfContactSolver, FusedContactSolveAgreesWithSeparateAccumulation) {
   auto cpu = test::openCpu();
-  SolverOptions fused = findScene("cloth_fold").solver, separate = fused;
+  SolverOptions fused = findScene("cloth_fold").cloth.solver, separate = fused;
   fused.tileSolve = true;
   separate.tileSolve = false;
   EXPECT_LT(maxDifference(simulateFold(*cpu, fused, 10), simulateFold(*cpu, separate, 10)), 1e-3f);
@@ -233,10 +233,10 @@ TEST(SelfContactSolver, DetectionScheduleIsTheReferences) {
 TEST(SelfContactSolver, DetectionScheduleVariantsStayIntersectionFree) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_fold");
-  const ModelDesc desc = scene.build({});
+  const ModelDesc desc = scene.cloth.build({});
   for (int interval : {-1, 0, 3}) {
     SCOPED_TRACE("interval " + std::to_string(interval));
-    SolverOptions o = scene.solver;
+    SolverOptions o = scene.cloth.solver;
     o.selfContact.detectionInterval = interval;
     o.selfContact.bvhRebuildInterval = 5;
     runIntersectionFree(*cpu, desc, o, 30, 0.005f);
@@ -245,7 +245,7 @@ TEST(SelfContactSolver, DetectionScheduleVariantsStayIntersectionFree) {
 
 TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKernel) {
   WEFT_REQUIRE_CUDA(gpu);
-  const SolverOptions o = findScene("cloth_fold").solver;
+  const SolverOptions o = findScene("cloth_fold").cloth.solver;
   gpu->setLaunchPolicy(LaunchPolicy{});
   const auto reference = simulateFold(*gpu, o, 30);
   EXPECT_TRUE(bitIdentical(reference, simulateFold(*gpu, o, 30))) << "run to run";
@@ -317,7 +317,7 @@ TEST(SelfContactSolver, CudaIsBitIdenticalForEveryLaunchSizeOfEverySelfContactKe
 
 TEST(SelfContactSolver, CudaGraphReplayEqualsDirectLaunches) {
   WEFT_REQUIRE_CUDA(gpu);
-  const SolverOptions o = findScene("cloth_fold").solver;
+  const SolverOptions o = findScene("cloth_fold").cloth.solver;
   EXPECT_TRUE(bitIdentical(simulateFold(*gpu, o, 20, true), simulateFold(*gpu, o, 20, false)));
   const SolverOptions kept = foldWithKeptLists();
   EXPECT_TRUE(
@@ -327,12 +327,12 @@ TEST(SelfContactSolver, CudaGraphReplayEqualsDirectLaunches) {
 TEST(SelfContactSolver, CudaAgreesWithCpu) {
   WEFT_REQUIRE_CUDA(gpu);
   auto cpu = test::openCpu();
-  const SolverOptions o = findScene("cloth_fold").solver;
+  const SolverOptions o = findScene("cloth_fold").cloth.solver;
   // 10 frames: the sheet has fallen onto the bar; contact makes later frames chaotic, so the
   // comparison is made before small rounding differences (GPU FMA) can grow.
   EXPECT_LT(maxDifference(simulateFold(*cpu, o, 10), simulateFold(*gpu, o, 10)), 1e-3f);
   const SolverOptions kept = foldWithKeptLists();
-  Simulation::ContactReport onCpu, onGpu;
+  ClothPart::ContactReport onCpu, onGpu;
   EXPECT_LT(maxDifference(simulateFold(*cpu, kept, 10, true, &onCpu),
                           simulateFold(*gpu, kept, 10, true, &onGpu)),
             1e-3f);

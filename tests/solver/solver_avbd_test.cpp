@@ -1,4 +1,4 @@
-// SolverAVBD / RigidSimulation against analytic answers: free fall, a capsule pendulum's period,
+// SolverAVBD / Simulation against analytic answers: free fall, a capsule pendulum's period,
 // a cantilever cable's tip deflection (exact discrete statics and Euler–Bernoulli beam theory),
 // the torque of a twisted cable, a capsule resting on the ground and one sliding to a stop, and
 // the solver's own invariants: nothing lost when contact buffers start tiny, deterministic bits,
@@ -15,7 +15,7 @@
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/launch_table.h"
 #include "solver/cable_builder.h"
-#include "solver/rigid_simulation.h"
+#include "solver/simulation.h"
 #include "test_support.h"
 
 namespace weft {
@@ -80,16 +80,16 @@ TEST(SolverAvbd, FreeFallIsTheSemiImplicitEulerTrajectory) {
   RigidSolverOptions o;
   const int substeps = 10;
   const double h = 1.0 / 600.0;
-  RigidSimulation sim(*cpu, desc, o, h * substeps, substeps);
+  Simulation sim(*cpu, desc, o, h * substeps, substeps);
   for (int f = 0; f < 6; ++f) sim.advanceFrame();
   // v_k = −g·k·h, z_k = z_0 − g·h²·k(k+1)/2.
   const int k = 6 * substeps;
-  const Vec3 p = sim.poses()[size_t(body)].p;
+  const Vec3 p = sim.rigid().poses()[size_t(body)].p;
   EXPECT_NEAR(p.z, 1.0 - kG * h * h * k * (k + 1) / 2.0, 2e-5);
   // The velocity is the BDF1 difference of float positions near 1 m: each rounding of x is worth
   // ulp(1 m)/h ≈ 7e-5 m/s.
-  EXPECT_NEAR(sim.linearVelocities()[size_t(body)].z, -kG * h * k, 1e-3);
-  EXPECT_EQ(sim.substepCounter(), k);
+  EXPECT_NEAR(sim.rigid().linearVelocities()[size_t(body)].z, -kG * h * k, 1e-3);
+  EXPECT_EQ(sim.rigid().substepCounter(), k);
 }
 
 // The analytic tests run plain (ρ = 0, the reference's sweeps) and with the Chebyshev acceleration
@@ -120,13 +120,13 @@ void expectPhysicalPendulumPeriod(float rho) {
   const double h = 1.0 / 600.0;
   RigidSolverOptions o;
   o.chebyshevRho = rho;
-  RigidSimulation sim(*cpu, desc, o, h, 1);
+  Simulation sim(*cpu, desc, o, h, 1);
   // Times at which the COM crosses x = 0 (linear interpolation between substeps).
   std::vector<double> crossings;
-  float previousX = sim.poses()[0].p.x;
+  float previousX = sim.rigid().poses()[0].p.x;
   for (int k = 1; k <= int(3.5 * expected / h); ++k) {
     sim.advanceFrame();
-    const float x = sim.poses()[0].p.x;
+    const float x = sim.rigid().poses()[0].p.x;
     if ((previousX > 0.0f) != (x > 0.0f))
       crossings.push_back((k - 1 + previousX / (previousX - x)) * h);
     previousX = x;
@@ -135,7 +135,7 @@ void expectPhysicalPendulumPeriod(float rho) {
   const double period = (crossings[5] - crossings[1]) / 2.0;
   EXPECT_NEAR(period, expected, 0.01 * expected) << "expected " << expected;
   // The joint holds: the upper end stays at the pivot.
-  const Transform pose = sim.poses()[0];
+  const Transform pose = sim.rigid().poses()[0];
   EXPECT_LT(length(transformPoint(pose, {0.0f, 0.0f, -halfHeight})), 1e-3f);
 }
 
@@ -170,10 +170,10 @@ void expectCantileverStatics(int iterations, float rho) {
   RigidSolverOptions o;
   o.iterations = iterations;
   o.chebyshevRho = rho;
-  RigidSimulation sim(*cpu, desc, o, 1.0 / 60.0, 10);
+  Simulation sim(*cpu, desc, o, 1.0 / 60.0, 10);
   for (int f = 0; f < 150; ++f) sim.advanceFrame();
-  const std::vector<Transform> poses = sim.poses();
-  for (const Vec3& v : sim.linearVelocities()) ASSERT_LT(length(v), 5e-3f) << "not settled";
+  const std::vector<Transform> poses = sim.rigid().poses();
+  for (const Vec3& v : sim.rigid().linearVelocities()) ASSERT_LT(length(v), 5e-3f) << "not settled";
   const Vec3 tip = transformPoint(poses[size_t(n - 1)], {0.0f, 0.0f, l / 2});
   const double deflection = 1.0 - tip.z;
 
@@ -232,17 +232,17 @@ void expectTwistTorque(float rho) {
   o.gravity = {};
   o.iterations = 10;
   o.chebyshevRho = rho;
-  RigidSimulation sim(*cpu, desc, o, 1.0 / 60.0, 10);
+  Simulation sim(*cpu, desc, o, 1.0 / 60.0, 10);
   for (int f = 0; f < 180; ++f) sim.advanceFrame();
   // At rest every one of the n − 1 joints twists by φ/(n − 1) and carries k_t·φ/(n − 1); the
   // multiplier of the twist row converges to exactly that material torque.
-  const std::vector<RodMultipliers> lambda = sim.state().jointLambda.download();
-  const std::vector<Transform> poses = sim.poses();
+  const std::vector<RodMultipliers> lambda = sim.rigid().state().jointLambda.download();
+  const std::vector<Transform> poses = sim.rigid().poses();
   for (int j = 0; j < n - 1; ++j) {
     EXPECT_NEAR(lambda[size_t(j)].ang.z, kt * phi / (n - 1), 0.02 * kt * phi / (n - 1))
         << "joint " << j;
-    const RodStrain s =
-        rodStrain(poses[size_t(j)], poses[size_t(j + 1)], sim.model().joints.download()[size_t(j)]);
+    const RodStrain s = rodStrain(poses[size_t(j)], poses[size_t(j + 1)],
+                                  sim.rigid().model().joints.download()[size_t(j)]);
     EXPECT_NEAR(s.kappa.z, phi / (n - 1), 2e-3f) << "joint " << j;
   }
 }
@@ -262,13 +262,13 @@ TEST(SolverAvbd, CapsuleRestsOnTheGroundAtTheMaterialDepth) {
   addGround(b, material, 0.01f);
   const RigidDesc desc = b.finalize();
   const float m = desc.bodies[0].mass;
-  RigidSimulation sim(*cpu, desc, RigidSolverOptions{}, 1.0 / 60.0, 10);
+  Simulation sim(*cpu, desc, RigidSolverOptions{}, 1.0 / 60.0, 10);
   for (int f = 0; f < 90; ++f) sim.advanceFrame();
   // Two rows (the two end caps) carry m·g/2 each at the fixed point λ = ke·C.
-  const float depth = radius - sim.poses()[0].p.z;
+  const float depth = radius - sim.rigid().poses()[0].p.z;
   EXPECT_NEAR(depth, m * kG / (2.0f * ke), 0.03f * m * kG / (2.0f * ke));
-  EXPECT_LT(length(sim.linearVelocities()[0]), 1e-3f);
-  EXPECT_EQ(sim.contactReport().lastFrameRows, 2);
+  EXPECT_LT(length(sim.rigid().linearVelocities()[0]), 1e-3f);
+  EXPECT_EQ(sim.rigid().contactReport().lastFrameRows, 2);
 }
 
 TEST(SolverAvbd, SlidingCapsuleStopsAfterTheCoulombDistance) {
@@ -284,12 +284,12 @@ TEST(SolverAvbd, SlidingCapsuleStopsAfterTheCoulombDistance) {
   addGround(b, material, 0.01f);
   RigidDesc desc = b.finalize();
   desc.bodies[size_t(body)].linearVelocity = {v0, 0.0f, 0.0f};
-  RigidSimulation sim(*cpu, desc, RigidSolverOptions{}, 1.0 / 60.0, 10);
+  Simulation sim(*cpu, desc, RigidSolverOptions{}, 1.0 / 60.0, 10);
   for (int f = 0; f < 30; ++f) sim.advanceFrame();
   // Both ends slide with the same friction: x_stop = v0²/(2 μ g).
   const double expected = v0 * v0 / (2.0 * mu * kG);
-  EXPECT_NEAR(sim.poses()[0].p.x, expected, 0.03 * expected);
-  EXPECT_LT(length(sim.linearVelocities()[0]), 1e-3f);
+  EXPECT_NEAR(sim.rigid().poses()[0].p.x, expected, 0.03 * expected);
+  EXPECT_LT(length(sim.rigid().linearVelocities()[0]), 1e-3f);
 }
 
 // A small pile: three layers of four short cables dropped crosswise onto the ground.
@@ -319,12 +319,13 @@ RigidDesc smallPile() {
 }
 
 std::vector<Transform> runPile(const Device& device, const RigidSolverOptions& o, int frames,
-                               bool graphs = true,
-                               RigidSimulation::ContactReport* report = nullptr) {
-  RigidSimulation sim(device, smallPile(), o, 1.0 / 60.0, 10, graphs);
+                               bool graphs = true, RigidPart::ContactReport* report = nullptr,
+                               std::vector<std::string>* regrowths = nullptr) {
+  Simulation sim(device, smallPile(), o, 1.0 / 60.0, 10, graphs);
   for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  if (report) *report = sim.contactReport();
-  return sim.poses();
+  if (report) *report = sim.rigid().contactReport();
+  if (regrowths) *regrowths = sim.regrowths();
+  return sim.rigid().poses();
 }
 
 bool bitIdentical(const std::vector<Transform>& a, const std::vector<Transform>& b) {
@@ -343,9 +344,10 @@ TEST(SolverAvbd, TinyContactBuffersGrowAndLoseNothing) {
   RigidSolverOptions tiny = pileOptions();
   tiny.contactCapacity = 1;
   tiny.pairCapacity = 1;
-  RigidSimulation::ContactReport report;
-  const auto grown = runPile(*cpu, tiny, 12, true, &report);
-  EXPECT_FALSE(report.regrowths.empty());
+  RigidPart::ContactReport report;
+  std::vector<std::string> regrowths;
+  const auto grown = runPile(*cpu, tiny, 12, true, &report, &regrowths);
+  EXPECT_FALSE(regrowths.empty());
   EXPECT_GE(report.rowCapacity, report.largestRows);
   EXPECT_GT(report.largestRows, 0);
   RigidSolverOptions large = pileOptions();
@@ -358,9 +360,9 @@ TEST(SolverAvbd, PileSettlesOnTheGroundWithoutInterpenetration) {
   auto cpu = test::openCpu();
   CableBuilder unused;
   const RigidDesc desc = smallPile();
-  RigidSimulation sim(*cpu, desc, pileOptions(), 1.0 / 60.0, 10);
+  Simulation sim(*cpu, desc, pileOptions(), 1.0 / 60.0, 10);
   for (int f = 0; f < 40; ++f) sim.advanceFrame();
-  const std::vector<Transform> poses = sim.poses();
+  const std::vector<Transform> poses = sim.rigid().poses();
   for (const Transform& p : poses) {
     EXPECT_GT(p.p.z, 0.012f * 0.5f);
     EXPECT_LT(p.p.z, 0.012f * 2.0f * 3.0f + 0.02f);
@@ -377,7 +379,7 @@ TEST(SolverAvbd, KeptPartnerListsChangeNothingAndSkipMostBroadPhases) {
   everyTime.pairReuseMargin = 0.0f;
   kept.pairReuseMargin = 0.007f;
   everyTime.allPairsShapes = kept.allPairsShapes = 0;  // the shape tree (lists kept with it only)
-  RigidSimulation::ContactReport a, b;
+  RigidPart::ContactReport a, b;
   const auto fresh = runPile(*cpu, everyTime, 12, true, &a);
   EXPECT_TRUE(bitIdentical(fresh, runPile(*cpu, kept, 12, true, &b)));
   EXPECT_EQ(a.detections, 12 * 10);  // the pile detects every substep
@@ -421,18 +423,18 @@ TEST(SolverAvbd, ConvergenceRecordIsTheLargestBodyStepOfEachIteration) {
   o.iterations = 1;
   o.recordConvergence = true;
   const RigidDesc desc = hangingChain();
-  RigidSimulation sim(*cpu, desc, o, 1.0 / 60.0, 1);
+  Simulation sim(*cpu, desc, o, 1.0 / 60.0, 1);
   for (int f = 0; f < 4; ++f) sim.advanceFrame();
   // One substep of one iteration: each body moves once, from the inertial prediction.
-  const std::vector<Transform> predicted = sim.scratch().inertialPoses.download();
-  const std::vector<Transform> after = sim.poses();
+  const std::vector<Transform> predicted = sim.rigid().scratch().inertialPoses.download();
+  const std::vector<Transform> after = sim.rigid().poses();
   float largest = 0.0f;
   for (size_t b = 0; b < after.size(); ++b) {
     const Vec3 com = desc.bodies[b].com;
     largest = std::max(largest,
                        length(transformPoint(after[b], com) - transformPoint(predicted[b], com)));
   }
-  const RigidSimulation::ConvergenceReport& r = sim.convergenceReport();
+  const RigidPart::ConvergenceReport& r = sim.rigid().convergenceReport();
   ASSERT_EQ(r.translation.size(), 4u);  // 4 frames x 1 substep x 1 iteration
   EXPECT_NEAR(r.translation.back(), largest, 1e-6f + 1e-4f * largest);
   EXPECT_GT(r.rotation.back(), 0.0f);
@@ -441,16 +443,16 @@ TEST(SolverAvbd, ConvergenceRecordIsTheLargestBodyStepOfEachIteration) {
   RigidSolverOptions plain = o, recorded = o;
   plain.iterations = recorded.iterations = 8;
   plain.recordConvergence = false;
-  RigidSimulation a(*cpu, hangingChain(), plain, 1.0 / 60.0, 4);
-  RigidSimulation c(*cpu, hangingChain(), recorded, 1.0 / 60.0, 4);
+  Simulation a(*cpu, hangingChain(), plain, 1.0 / 60.0, 4);
+  Simulation c(*cpu, hangingChain(), recorded, 1.0 / 60.0, 4);
   for (int f = 0; f < 5; ++f) {
     a.advanceFrame();
     c.advanceFrame();
   }
-  EXPECT_TRUE(bitIdentical(a.poses(), c.poses()));
-  EXPECT_TRUE(a.convergenceReport().translation.empty());
+  EXPECT_TRUE(bitIdentical(a.rigid().poses(), c.rigid().poses()));
+  EXPECT_TRUE(a.rigid().convergenceReport().translation.empty());
   // 5 frames x 4 substeps x 8 iterations; the later sweeps move the chain less.
-  const std::vector<float>& t = c.convergenceReport().translation;
+  const std::vector<float>& t = c.rigid().convergenceReport().translation;
   ASSERT_EQ(t.size(), 160u);
   int shrinking = 0;
   for (size_t s = 0; s < 20; ++s) shrinking += t[s * 8 + 7] < 0.5f * t[s * 8];
@@ -466,9 +468,9 @@ TEST(SolverAvbd, ChebyshevAccelerationConvergesFurtherInTheSameSweeps) {
     RigidSolverOptions o;
     o.iterations = iterations;
     o.chebyshevRho = rho;
-    RigidSimulation sim(*cpu, hangingChain(), o, 1.0 / 60.0, 4);
+    Simulation sim(*cpu, hangingChain(), o, 1.0 / 60.0, 4);
     for (int f = 0; f < 30; ++f) sim.advanceFrame();
-    return sim.poses().back().p;
+    return sim.rigid().poses().back().p;
   };
   const Vec3 converged = tipAfter(200, 0.0f);
   const float plain = length(tipAfter(5, 0.0f) - converged);
@@ -557,13 +559,13 @@ TEST(SolverAvbd, CudaConvergenceRecordAgreesWithCpu) {
   auto cpu = test::openCpu();
   RigidSolverOptions o = pileOptions();
   o.recordConvergence = true;
-  RigidSimulation a(*cpu, smallPile(), o, 1.0 / 60.0, 10), b(*gpu, smallPile(), o, 1.0 / 60.0, 10);
+  Simulation a(*cpu, smallPile(), o, 1.0 / 60.0, 10), b(*gpu, smallPile(), o, 1.0 / 60.0, 10);
   for (int f = 0; f < 3; ++f) {
     a.advanceFrame();
     b.advanceFrame();
   }
-  const auto& x = a.convergenceReport().translation;
-  const auto& y = b.convergenceReport().translation;
+  const auto& x = a.rigid().convergenceReport().translation;
+  const auto& y = b.rigid().convergenceReport().translation;
   ASSERT_EQ(x.size(), y.size());
   for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(x[i], y[i], 1e-5f + 0.05f * x[i]) << i;
 }

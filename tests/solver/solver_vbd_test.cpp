@@ -51,7 +51,7 @@ std::vector<Vec3> simulate(const Device& device, const ModelDesc& desc, const So
                            int substeps, int frames, bool graphs = true) {
   Simulation sim(device, desc, o, 1.0 / kFps, substeps, graphs);
   for (int f = 0; f < frames; ++f) sim.advanceFrame();
-  return sim.positions();
+  return sim.cloth().positions();
 }
 
 using test::bitIdentical;   // math_test_support.h
@@ -148,7 +148,7 @@ TEST(SolverVbd, HangingClothComesToRest) {
   Simulation sim(*cpu, desc, SolverOptions{}, 1.0 / kFps, 10);
   auto fastest = [&] {
     float m = 0.0f;
-    for (const Vec3& v : sim.velocities()) m = std::max(m, length(v));
+    for (const Vec3& v : sim.cloth().velocities()) m = std::max(m, length(v));
     return m;
   };
   float peak = 0.0f;
@@ -160,7 +160,7 @@ TEST(SolverVbd, HangingClothComesToRest) {
   EXPECT_GT(peak, 0.1f) << "the cloth should first sag";
   EXPECT_LT(fastest(), 1e-3f) << "max speed after 5 s";
   // At rest the free bottom corners hang below the held top.
-  const std::vector<Vec3> x = sim.positions();
+  const std::vector<Vec3> x = sim.cloth().positions();
   EXPECT_LT(x[first].z, 1.0f);
 }
 
@@ -180,7 +180,8 @@ TEST(SolverVbd, UndampedSwingCreatesNoEnergy) {
   for (int i = 0; i < desc.numParticles(); ++i) scale += desc.masses[i] * 9.81 * 0.4;
   for (int f = 1; f <= 120; ++f) {
     sim.advanceFrame();
-    const double e = clothEnergy(desc, sim.positions(), sim.velocities(), o.gravity).total();
+    const double e =
+        clothEnergy(desc, sim.cloth().positions(), sim.cloth().velocities(), o.gravity).total();
     ASSERT_LE(e, initial + 1e-3 * scale) << "frame " << f;
   }
 }
@@ -203,29 +204,29 @@ TEST(SolverVbd, DrivenParticlesFollowTheirDriver) {
   const ModelDesc desc = builder.finalize();
   Simulation sim(*cpu, desc, SolverOptions{}, 1.0 / kFps, 10);
   for (int f = 0; f < 30; ++f) sim.advanceFrame();  // 0.5 s, past stopTime
-  const std::vector<Vec3> x = sim.positions();
+  const std::vector<Vec3> x = sim.cloth().positions();
   for (int p : d.particles) {
     const Vec3 expected = drivenPosition(d.driver, desc.positions[p], 0.5f);
     EXPECT_LT(length(x[p] - expected), 1e-5f) << "particle " << p;
   }
-  EXPECT_EQ(sim.substepCounter(), 300);
+  EXPECT_EQ(sim.cloth().substepCounter(), 300);
 }
 
 // The same run twice gives the same bits, on the CPU (OpenMP) backend.
 TEST(SolverVbd, CpuRunIsDeterministic) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_hanging");
-  const ModelDesc desc = scene.build({});
-  const auto a = simulate(*cpu, desc, scene.solver, scene.substeps, 3);
-  const auto b = simulate(*cpu, desc, scene.solver, scene.substeps, 3);
+  const ModelDesc desc = scene.cloth.build({});
+  const auto a = simulate(*cpu, desc, scene.cloth.solver, scene.substeps, 3);
+  const auto b = simulate(*cpu, desc, scene.cloth.solver, scene.substeps, 3);
   EXPECT_TRUE(bitIdentical(a, b));
 }
 
 TEST(SolverVbd, TileAndPerThreadSolvesAgree) {
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_hanging");
-  const ModelDesc desc = scene.build({});
-  SolverOptions tile = scene.solver, thread = scene.solver;
+  const ModelDesc desc = scene.cloth.build({});
+  SolverOptions tile = scene.cloth.solver, thread = scene.cloth.solver;
   tile.tileSolve = true;
   thread.tileSolve = false;
   const auto a = simulate(*cpu, desc, tile, scene.substeps, 5);
@@ -237,9 +238,9 @@ TEST(SolverVbd, CudaMatchesCpu) {
   WEFT_REQUIRE_CUDA(gpu);
   auto cpu = test::openCpu();
   const Scene& scene = findScene("cloth_hanging");
-  const ModelDesc desc = scene.build({});
+  const ModelDesc desc = scene.cloth.build({});
   for (bool tile : {true, false}) {
-    SolverOptions o = scene.solver;
+    SolverOptions o = scene.cloth.solver;
     o.tileSolve = tile;
     const auto a = simulate(*cpu, desc, o, scene.substeps, 10);
     const auto b = simulate(*gpu, desc, o, scene.substeps, 10);
@@ -252,9 +253,9 @@ TEST(SolverVbd, CudaMatchesCpu) {
 TEST(SolverVbd, CudaGraphReplayEqualsDirectLaunches) {
   WEFT_REQUIRE_CUDA(gpu);
   const Scene& scene = findScene("cloth_hanging");
-  const ModelDesc desc = scene.build({});
-  const auto graph = simulate(*gpu, desc, scene.solver, scene.substeps, 5, true);
-  const auto direct = simulate(*gpu, desc, scene.solver, scene.substeps, 5, false);
+  const ModelDesc desc = scene.cloth.build({});
+  const auto graph = simulate(*gpu, desc, scene.cloth.solver, scene.substeps, 5, true);
+  const auto direct = simulate(*gpu, desc, scene.cloth.solver, scene.substeps, 5, false);
   EXPECT_TRUE(bitIdentical(graph, direct));
 }
 
@@ -263,17 +264,18 @@ TEST(SolverVbd, CudaGraphReplayEqualsDirectLaunches) {
 TEST(SolverVbd, CudaResultIsIdenticalForEveryLaunchSize) {
   WEFT_REQUIRE_CUDA(gpu);
   const Scene& scene = findScene("cloth_hanging");
-  const ModelDesc desc = scene.build({});
+  const ModelDesc desc = scene.cloth.build({});
   gpu->setLaunchPolicy(LaunchPolicy{});
-  const auto reference = simulate(*gpu, desc, scene.solver, scene.substeps, 3);
-  const auto again = simulate(*gpu, desc, scene.solver, scene.substeps, 3);
+  const auto reference = simulate(*gpu, desc, scene.cloth.solver, scene.substeps, 3);
+  const auto again = simulate(*gpu, desc, scene.cloth.solver, scene.substeps, 3);
   EXPECT_TRUE(bitIdentical(reference, again)) << "run to run";
   for (KernelId id : allKernels()) {
     for (int size : launchSizes(id)) {
       LaunchPolicy policy;
       policy.setOverride(id, size);
       gpu->setLaunchPolicy(policy);
-      EXPECT_TRUE(bitIdentical(reference, simulate(*gpu, desc, scene.solver, scene.substeps, 3)))
+      EXPECT_TRUE(
+          bitIdentical(reference, simulate(*gpu, desc, scene.cloth.solver, scene.substeps, 3)))
           << kernelName(id) << " at " << size;
     }
   }

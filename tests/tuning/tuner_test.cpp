@@ -89,7 +89,7 @@ TEST(Tuner, RecorderSeesEveryLaunchOfAStepOnceWithTheSizesInEffect) {
   policy.setOverride(KernelId::forward_step, 64);
   policy.setOverride(KernelId::solve_elasticity_tile, 32);
   gpu->setLaunchPolicy(policy);
-  const ModelDesc desc = scene.build({});
+  const ModelDesc desc = scene.cloth.build({});
   std::unique_ptr<SceneRunner> sim = makeSceneRunner(*gpu, scene);
   const std::vector<RecordedLaunch> launches = recordStep(*gpu, *sim);
   std::map<KernelId, int> perStep;
@@ -100,7 +100,7 @@ TEST(Tuner, RecorderSeesEveryLaunchOfAStepOnceWithTheSizesInEffect) {
     EXPECT_EQ(l.record.size, policy.size(l.record.id)) << kernelName(l.record.id);
   }
   const int colors = int(desc.coloring.colorOffsets.size()) - 1;
-  const int iterations = scene.solver.iterations;
+  const int iterations = scene.cloth.solver.iterations;
   EXPECT_EQ(perStep[KernelId::update_kinematics], 1);
   EXPECT_EQ(perStep[KernelId::generate_particle_shape_contacts], 1);
   EXPECT_EQ(perStep[KernelId::forward_step], 1);
@@ -121,13 +121,13 @@ TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
   SceneOptions small;
   small.values["layers"] = "2";
   small.values["lanes"] = "2";
-  const RigidDesc desc = scene.buildRigid(small);
+  const RigidDesc desc = scene.rigid.build(small);
   std::unique_ptr<SceneRunner> sim = makeSceneRunner(*gpu, scene, small);
   const std::vector<RecordedLaunch> launches = recordStep(*gpu, *sim);
   std::map<KernelId, int> perStep;
   for (const RecordedLaunch& l : launches) perStep[l.record.id] += l.timesPerStep;
   const int colors = int(desc.bodyColorOffsets.size()) - 1;
-  const int iterations = scene.rigidSolver.iterations;
+  const int iterations = scene.rigid.solver.iterations;
   // Substep 0 detects contacts (pile: every substep) and matches them to the previous detection;
   // this small pile's few shapes take the all-pairs broad phase (no tree).
   EXPECT_EQ(perStep[KernelId::rigid_broad_phase_cooperative], 0);
@@ -142,7 +142,7 @@ TEST(Tuner, RecorderSeesEveryLaunchOfACableSubstep) {
   EXPECT_EQ(perStep[KernelId::solve_rigid_body_tile], iterations * colors);
   // In small models the duals between iterations ride in the next iteration's first color
   // launch; only the last iteration's have a launch of their own.
-  const bool folded = desc.numBodies() <= scene.rigidSolver.foldDualsUpToBodies;
+  const bool folded = desc.numBodies() <= scene.rigid.solver.foldDualsUpToBodies;
   EXPECT_EQ(perStep[KernelId::update_rigid_duals], folded ? 1 : iterations);
 }
 

@@ -1,4 +1,4 @@
-#include "solver/rigid_simulation.h"
+#include "solver/rigid_part.h"
 
 #include <algorithm>
 
@@ -6,51 +6,42 @@
 
 namespace weft {
 
-RigidSimulation::RigidSimulation(const Device& device, const RigidDesc& desc,
-                                 const RigidSolverOptions& options, double frameSeconds,
-                                 int substepsPerFrame, bool useGraphs)
-    : device_(device),
-      model_(device, desc),
+RigidPart::RigidPart(const Device& device, const RigidDesc& desc, const RigidSolverOptions& options,
+                     double substepSeconds, int substepsPerFrame)
+    : model_(device, desc),
       state_(device, desc),
       scratch_(device, model_, state_, options),
-      solver_(device, model_, options, frameSeconds / std::max(substepsPerFrame, 1)),
-      substeps_(substepsPerFrame),
-      frames_(device, 1, useGraphs) {
-  if (substepsPerFrame < 1) throw Error("a frame needs at least one substep");
-  if (!(frameSeconds > 0.0)) throw Error("the frame length must be positive");
+      solver_(device, model_, options, substepSeconds),
+      substeps_(substepsPerFrame) {
   if (substepsPerFrame % options.collideInterval != 0)
     throw Error("the rigid solver's collideInterval (" + std::to_string(options.collideInterval) +
                 ") must divide the substeps per frame (" + std::to_string(substepsPerFrame) +
                 "), so that every frame starts with a contact detection");
-  // Without contacts nothing can overflow, and no frame runs again.
-  if (scratch_.detector)
-    for (BufferRange& range : state_.carried()) frames_.carry(std::move(range));
   if (options.recordConvergence) {
     convergence_.iterations = options.iterations;
     scratch_.iterationSteps =
-        DeviceBuffer<float>(device_, 2 * size_t(substeps_) * size_t(options.iterations));
+        DeviceBuffer<float>(device, 2 * size_t(substeps_) * size_t(options.iterations));
   }
 }
 
-void RigidSimulation::runFrameBody() {
-  if (scratch_.detector) scratch_.detector->resetStatus();
-  if (!scratch_.iterationSteps.empty()) scratch_.iterationSteps.zero();
-  for (int s = 0; s < substeps_; ++s) solver_.step(state_, scratch_, s);
+std::vector<BufferRange> RigidPart::carried() {
+  if (!scratch_.detector) return {};  // without contacts nothing can overflow: no frame runs again
+  return state_.carried();
 }
 
-void RigidSimulation::advanceFrame() {
-  frames_.advance(
-      0, [this] { runFrameBody(); },
-      [this]() -> std::optional<std::string> {
-        if (!scratch_.detector) return std::nullopt;
-        RigidContactDetector& detector = *scratch_.detector;
-        const RigidContactStatus status = detector.readStatus();
-        if (detector.fits(status)) return std::nullopt;
-        std::string grew = detector.growToFit(status);
-        scratch_.resizeRows(state_);  // the per-row buffers and the history follow the rows
-        return grew;
-      });
-  contactReport_.regrowths = frames_.regrowths();
+void RigidPart::beginFrame(int /*kind*/) {
+  if (scratch_.detector) scratch_.detector->resetStatus();
+  if (!scratch_.iterationSteps.empty()) scratch_.iterationSteps.zero();
+}
+
+std::optional<std::string> RigidPart::growIfOverflowed() {
+  if (!scratch_.detector) return std::nullopt;
+  std::optional<std::string> grew = scratch_.detector->growIfOverflowed();
+  if (grew) scratch_.resizeRows(state_);  // the per-row buffers and the history follow the rows
+  return grew;
+}
+
+void RigidPart::endFrame() {
   if (scratch_.detector) {
     const RigidContactDetector& detector = *scratch_.detector;
     const RigidContactStatus status = detector.readStatus();
