@@ -1,7 +1,5 @@
 #include "solver/simulation.h"
 
-#include <algorithm>
-
 #include "kernels/runtime/errors.h"
 
 namespace weft {
@@ -13,9 +11,20 @@ double checkedSubstep(double frameSeconds, int substepsPerFrame) {
   return frameSeconds / substepsPerFrame;
 }
 
-int kindsOf(const ModelDesc* cloth, const RigidDesc* rigid) {
-  if (!cloth && !rigid) throw Error("a simulation needs a cloth, a rigid model or both");
-  return cloth ? 2 : 1;  // ClothPart::frameKinds(), times RigidPart's one
+/// The parts present, cloth first; weft::Error when there is none.
+std::vector<SolverPart*> partsOf(ClothPart* cloth, RigidPart* rigid) {
+  std::vector<SolverPart*> parts;
+  if (cloth) parts.push_back(cloth);
+  if (rigid) parts.push_back(rigid);
+  if (parts.empty()) throw Error("a simulation needs a cloth, a rigid model or both");
+  return parts;
+}
+
+/// Every combination of the parts' kinds of frame gets its own graph.
+int frameKindsOf(const std::vector<SolverPart*>& parts) {
+  int kinds = 1;
+  for (const SolverPart* part : parts) kinds *= part->frameKinds();
+  return kinds;
 }
 
 }  // namespace
@@ -27,15 +36,14 @@ Simulation::Simulation(const Device& device, const ModelDesc* cloth,
     : device_(device),
       substeps_(substepsPerFrame),
       substepSeconds_(checkedSubstep(frameSeconds, substepsPerFrame)),
-      frames_(device, kindsOf(cloth, rigid), useGraphs) {
-  if (cloth) {
-    cloth_ = std::make_unique<ClothPart>(device, *cloth, clothOptions, substepSeconds_, substeps_);
-    parts_.push_back(cloth_.get());
-  }
-  if (rigid) {
-    rigid_ = std::make_unique<RigidPart>(device, *rigid, rigidOptions, substepSeconds_, substeps_);
-    parts_.push_back(rigid_.get());
-  }
+      cloth_(cloth ? std::make_unique<ClothPart>(device, *cloth, clothOptions, substepSeconds_,
+                                                 substeps_)
+                   : nullptr),
+      rigid_(rigid ? std::make_unique<RigidPart>(device, *rigid, rigidOptions, substepSeconds_,
+                                                 substeps_)
+                   : nullptr),
+      parts_(partsOf(cloth_.get(), rigid_.get())),
+      frames_(device, frameKindsOf(parts_), useGraphs) {
   for (SolverPart* part : parts_)
     for (BufferRange& range : part->carried()) frames_.carry(std::move(range));
 }
