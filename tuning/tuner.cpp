@@ -142,9 +142,10 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
                                 }),
                  recorded.end());
 
-  // 3. Sweep every recorded launch over the candidate sizes (restoring the scene after each).
+  // 3. Sweep every recorded launch over the candidate sizes (restoring the measurement frame after
+  //    each).
   result.timings.scene = scene.name;
-  result.timings.launches = sweepLaunches(device, recorded, options, report);
+  result.timings.launches = sweepLaunches(device, recorded, *measurement, options, report);
   for (size_t i = 0; i < recorded.size(); ++i) {
     const LaunchRecord& record = recorded[i].record;
     KernelTuning& k = result.kernels[record.id];
@@ -226,9 +227,9 @@ std::vector<RecordedLaunch> recordStep(Device& device, SceneRunner& sim) {
 }
 
 std::vector<LaunchTiming> sweepLaunches(
-    Device& device, const std::vector<RecordedLaunch>& launches, const TunerOptions& options,
+    Device& device, const std::vector<RecordedLaunch>& launches, const DeviceSnapshot& untouched,
+    const TunerOptions& options,
     const std::function<void(const std::string&, int, int)>& progress) {
-  const DeviceSnapshot untouched(device);
   int points = 0, done = 0;
   for (const RecordedLaunch& g : launches)
     points += int(candidatesFor(g.record.id, options).size());

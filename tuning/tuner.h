@@ -132,11 +132,13 @@ struct RecordedLaunch {
 /// or not) and returns its launches grouped by (kernel, item count), in first-launch order.
 std::vector<RecordedLaunch> recordStep(Device& device, SceneRunner& sim);
 
-/// Times every launch at every candidate size (graph replays, median per launch). Every device
-/// buffer is snapshotted first and restored after each launch's sweep, so the device's memory is
-/// left bit-for-bit as it was.
+/// Times every launch at every candidate size (graph replays, median per launch). `untouched` must
+/// hold the device's buffers as they are at the call (the caller's snapshot: a second one here
+/// would copy the first too, four times the model's memory in all); it is restored after each
+/// launch's sweep, so the device's memory is left bit-for-bit as it was.
 std::vector<LaunchTiming> sweepLaunches(
-    Device& device, const std::vector<RecordedLaunch>& launches, const TunerOptions& options,
+    Device& device, const std::vector<RecordedLaunch>& launches, const DeviceSnapshot& untouched,
+    const TunerOptions& options,
     const std::function<void(const std::string&, int, int)>& progress = {});
 
 /// Runs the tuner on `device` (which must be CUDA). Throws weft::Error on real errors (no GPU,

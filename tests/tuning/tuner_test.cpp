@@ -163,12 +163,13 @@ void checkSweepLeavesEveryBufferBitIdentical(Device* gpu, const Scene& scene,
     }
     return bytes;
   };
+  const DeviceSnapshot untouched(*gpu);  // the tuner's measurement snapshot
   const auto before = contents();
   TunerOptions options;
   options.budgetMsPerPoint = 0.5;
   options.blockSizes = {32, 1024};
   options.tileSizes = {8, 256};
-  const std::vector<LaunchTiming> timings = sweepLaunches(*gpu, launches, options);
+  const std::vector<LaunchTiming> timings = sweepLaunches(*gpu, launches, untouched, options);
   EXPECT_EQ(timings.size(), launches.size());
   for (const LaunchTiming& t : timings)
     for (const SizeTiming& s : t.sizes) EXPECT_TRUE(s.skipped || s.microsecondsPerLaunch > 0.0);
