@@ -104,12 +104,16 @@ int tune(const TuneOptions& options, std::ostream& out) {
 
   std::unique_ptr<ProgressBar> bar;
   std::string phase;
+  int phaseTotal = 0;
   t.progress = [&](const std::string& what, int done, int total) {
     throwIfInterrupted();  // between measurements: the tuner unwinds, no table is written
+    // A bar per scene and stage (warm-up frames, sweep points, verification timings): each has
+    // its own total, so its count and time left stay true.
     const std::string scenePhase = what.substr(0, what.find(':'));
-    if (!bar || scenePhase != phase) {
+    if (!bar || scenePhase != phase || total != phaseTotal) {
       if (bar) bar->finish();
       phase = scenePhase;
+      phaseTotal = total;
       bar = std::make_unique<ProgressBar>("tune " + phase, total);
     }
     bar->update(done, what.substr(what.find(':') + 2));
