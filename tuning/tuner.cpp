@@ -154,7 +154,8 @@ SceneTuning tuneScene(Device& device, const Scene& scene, const TunerOptions& op
     for (const SizeTiming& t : result.timings.launches[i].sizes)
       if (t.skipped) k.skipped[t.size] = t.reason;
   }
-  const int points = int(recorded.size());
+  int points = 0;  // (launch, size) points swept: the sweep's progress total
+  for (const LaunchTiming& launch : result.timings.launches) points += int(launch.sizes.size());
 
   // 4. Per-scene optima.
   for (const auto& [id, costs] : perStepCost(result.timings)) {
