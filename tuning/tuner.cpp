@@ -257,11 +257,9 @@ std::vector<LaunchTiming> sweepLaunches(
 namespace {
 
 /// A scene (or batch) at its measurement frame, ready for end-to-end timing with the built-in
-/// sizes set. The snapshot must outlive the frames the verification times: a list that grew inside
-/// them would reallocate buffers the snapshot holds. So the run goes on through those frames once
-/// after the snapshot; if nothing grew, it is put back and serves; if something grew, a second run
-/// whose capacities start where the first one's ended is taken to the measurement frame instead
-/// (capacities change no result, and the second run grows nothing).
+/// sizes set. A first run goes through the frames the verification times, so that the scene it
+/// then snapshots starts with the contact capacities those frames need: a list that grew inside
+/// them would reallocate buffers the snapshot holds. (Capacities change no result.)
 struct EndToEndStart {
   std::unique_ptr<Scene> sized;  // the runner refers to it: declared first, destroyed last
   std::unique_ptr<SceneRunner> sim;
@@ -273,22 +271,14 @@ EndToEndStart startEndToEnd(Device& device, const Scene& scene, const SceneOptio
   device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
   EndToEndStart start;
   start.sized = std::make_unique<Scene>(scene);
-  const auto runToMeasurement = [&] {
-    start.sim = makeSceneRunner(device, *start.sized, options);
-    for (int f = 0; f < measurementFrame; ++f) start.sim->advanceFrame();
-    start.snapshot = std::make_unique<DeviceSnapshot>(device);
-  };
-  runToMeasurement();
-  const size_t grown = start.sim->regrowths().size();
-  for (int f = 0; f < frames; ++f) start.sim->advanceFrame();
-  if (start.sim->regrowths().size() == grown) {
-    start.snapshot->restore();
-    return start;
+  {
+    std::unique_ptr<SceneRunner> probe = makeSceneRunner(device, scene, options);
+    for (int f = 0; f < measurementFrame + frames; ++f) probe->advanceFrame();
+    probe->carryCapacitiesInto(*start.sized);
   }
-  start.sim->carryCapacitiesInto(*start.sized);
-  start.snapshot.reset();  // free the first run before the second
-  start.sim.reset();
-  runToMeasurement();
+  start.sim = makeSceneRunner(device, *start.sized, options);
+  for (int f = 0; f < measurementFrame; ++f) start.sim->advanceFrame();
+  start.snapshot = std::make_unique<DeviceSnapshot>(device);
   return start;
 }
 
