@@ -377,24 +377,36 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
   result.incumbent = options.incumbent.has_value();
   const GpuIdentity& gpu = device.gpu().identity;
 
+  // A batch that runs may still not fit beside what tuning it holds (a snapshot of every buffer
+  // and copies to replay launches on in the sweep; in the verification, the batch run again with
+  // the capacities it grew to, beside its snapshot): say so, and what to do.
+  const auto tooBigToTune = [&](const std::string& scenes, const Error& e) {
+    return Error(scenes + " as " + std::to_string(options.worlds) +
+                 " worlds does not fit the GPU's memory while it is tuned (the tuner keeps a "
+                 "snapshot of every buffer beside the batch): tune a smaller batch; runs of more "
+                 "worlds use the entries of the largest tuned batch they fill (" +
+                 e.what() + ")");
+  };
+  const auto outOfMemory = [&](const Error& e) {
+    return options.worlds > 1 && std::string(e.what()).find("out of memory") != std::string::npos;
+  };
   for (const std::string& name : options.scenes) {
     try {
       result.scenes.push_back(tuneScene(device, findScene(name), options));
     } catch (const Error& e) {
-      // A batch that runs may still not fit beside what tuning it holds (a snapshot of every
-      // buffer, and copies to replay launches on): say so, and what to do.
-      if (options.worlds > 1 && std::string(e.what()).find("out of memory") != std::string::npos)
-        throw Error(name + " as " + std::to_string(options.worlds) +
-                    " worlds does not fit the GPU's memory while it is tuned (the tuner keeps a "
-                    "snapshot of every buffer and replays launches on copies): tune a smaller "
-                    "batch; runs of more worlds use the entries of the largest tuned batch they "
-                    "fill (" +
-                    e.what() + ")");
+      if (outOfMemory(e)) throw tooBigToTune(name, e);
       throw;
     }
   }
   if (options.worlds > 1) {
-    verifyBatchEntries(device, options, result);
+    try {
+      verifyBatchEntries(device, options, result);
+    } catch (const Error& e) {
+      std::string names;
+      for (const std::string& name : options.scenes) names += (names.empty() ? "" : ", ") + name;
+      if (outOfMemory(e)) throw tooBigToTune(names, e);
+      throw;
+    }
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
