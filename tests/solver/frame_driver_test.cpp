@@ -1,6 +1,7 @@
-// FrameDriver, the frame loop of both simulations: a frame whose contacts did not fit runs again
-// from its saved start (carried ranges restored, so nothing is applied twice), graph variants are
-// captured once and replayed, and growth of a carried buffer is followed. On the CPU and on CUDA.
+// FrameDriver, the frame loop of Simulation (for either solver part or both): a frame whose
+// contacts did not fit runs again from its saved start (carried ranges restored, so nothing is
+// applied twice), graph variants are captured once and replayed, and growth of a carried buffer
+// is followed. On the CPU and on CUDA.
 #include "solver/frame_driver.h"
 
 #include <gtest/gtest.h>
