@@ -74,23 +74,42 @@ void writeShapeGeometry(FILE* f, const ShapeGeometry& g, const std::string& name
   }
 }
 
-/// Pose lines of a prim placed once: translate, orient, and for boxes the half extents as scale
-/// (a Cube of size 2 scaled by them is the box).
+/// The op order of a prim posed by translate and orient, and for a box (`g`) the half extents as
+/// scale (a Cube of size 2 scaled by them is the box); `g` null: no geometry (a body's Xform).
+void writeScaleAndOrder(FILE* f, const ShapeGeometry* g) {
+  const bool box = g && g->type == ShapeType::Box;
+  if (box)
+    std::fprintf(f, "        float3 xformOp:scale = (%.7g, %.7g, %.7g)\n", g->halfExtents.x,
+                 g->halfExtents.y, g->halfExtents.z);
+  std::fprintf(f,
+               "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
+               "\"xformOp:orient\"%s]\n",
+               box ? ", \"xformOp:scale\"" : "");
+}
+
+/// Pose lines of a prim placed once.
 void writeStaticXform(FILE* f, const Transform& t, const ShapeGeometry& g) {
   std::fprintf(f, "        double3 xformOp:translate = (%.7g, %.7g, %.7g)\n", t.p.x, t.p.y, t.p.z);
   std::fprintf(f, "        quatf xformOp:orient = (%.7g, %.7g, %.7g, %.7g)\n", t.q.w, t.q.x, t.q.y,
-               t.q.z);
-  if (g.type == ShapeType::Box) {
-    std::fprintf(f, "        float3 xformOp:scale = (%.7g, %.7g, %.7g)\n", g.halfExtents.x,
-                 g.halfExtents.y, g.halfExtents.z);
-    std::fprintf(f,
-                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
-                 "\"xformOp:orient\", \"xformOp:scale\"]\n");
-  } else {
-    std::fprintf(f,
-                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
-                 "\"xformOp:orient\"]\n");
+               t.q.z);  // USD quatf is (w, x, y, z)
+  writeScaleAndOrder(f, &g);
+}
+
+/// Time-sampled translate and orient: sample k is frame frameOf(k) at pose poseOf(k), k < count.
+template <class FrameOf, class PoseOf>
+void writePoseSamples(FILE* f, size_t count, FrameOf frameOf, PoseOf poseOf) {
+  std::fprintf(f, "        double3 xformOp:translate.timeSamples = {\n");
+  for (size_t k = 0; k < count; ++k) {
+    const Transform t = poseOf(k);
+    std::fprintf(f, "            %d: (%.7g, %.7g, %.7g),\n", frameOf(k), t.p.x, t.p.y, t.p.z);
   }
+  std::fprintf(f, "        }\n        quatf xformOp:orient.timeSamples = {\n");
+  for (size_t k = 0; k < count; ++k) {
+    const Transform t = poseOf(k);
+    std::fprintf(f, "            %d: (%.7g, %.7g, %.7g, %.7g),\n", frameOf(k), t.q.w, t.q.x, t.q.y,
+                 t.q.z);
+  }
+  std::fprintf(f, "        }\n");
 }
 
 /// One .usda file for whatever the simulation holds: the cloth as a Mesh with time-sampled points
@@ -168,43 +187,17 @@ class UsdaWriter final : public FrameWriter {
     std::fprintf(file_, "        point3f[] points.timeSamples = {\n");
   }
 
-  /// Pose ops of a cloth shape prim; `scale` (boxes: the unit cube's half extents) is applied
-  /// last.
-  void writeXform(const ShapeDesc& shape, int plannedFrames, const Vec3* scale) {
-    const ShapeMotion& motion = shape.motion;
-    auto translate = [](const Transform& t, FILE* f) {
-      std::fprintf(f, "(%.7g, %.7g, %.7g)", t.p.x, t.p.y, t.p.z);
-    };
-    auto orient = [](const Transform& t, FILE* f) {  // USD quatf is (w, x, y, z)
-      std::fprintf(f, "(%.7g, %.7g, %.7g, %.7g)", t.q.w, t.q.x, t.q.y, t.q.z);
-    };
-    if (motion.type == MotionType::Static) {
-      std::fprintf(file_, "        double3 xformOp:translate = ");
-      translate(motion.pose0, file_);
-      std::fprintf(file_, "\n        quatf xformOp:orient = ");
-      orient(motion.pose0, file_);
-      std::fprintf(file_, "\n");
-    } else {
-      // Kinematic: poses are a function of time, evaluated here on the host at frame times.
-      for (int pass = 0; pass < 2; ++pass) {
-        std::fprintf(file_, pass == 0 ? "        double3 xformOp:translate.timeSamples = {\n"
-                                      : "        quatf xformOp:orient.timeSamples = {\n");
-        for (int frame = 0; frame <= plannedFrames; ++frame) {
-          const Transform t = shapePoseAt(shape, float(frame / fps_));
-          std::fprintf(file_, "            %d: ", frame);
-          (pass == 0 ? translate : orient)(t, file_);
-          std::fprintf(file_, ",\n");
-        }
-        std::fprintf(file_, "        }\n");
-      }
+  /// Pose ops of a cloth shape prim: fixed, or kinematic (poses are a function of time, evaluated
+  /// here on the host at frame times).
+  void writeXform(const ShapeDesc& shape, int plannedFrames) {
+    if (shape.motion.type == MotionType::Static) {
+      writeStaticXform(file_, shape.motion.pose0, shape.geometry);
+      return;
     }
-    if (scale)
-      std::fprintf(file_, "        float3 xformOp:scale = (%.7g, %.7g, %.7g)\n", scale->x, scale->y,
-                   scale->z);
-    std::fprintf(file_,
-                 "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
-                 "\"xformOp:orient\"%s]\n",
-                 scale ? ", \"xformOp:scale\"" : "");
+    writePoseSamples(
+        file_, size_t(plannedFrames) + 1, [](size_t k) { return int(k); },
+        [&](size_t k) { return shapePoseAt(shape, float(double(k) / fps_)); });
+    writeScaleAndOrder(file_, &shape.geometry);
   }
 
   void writeShapes(int plannedFrames) {
@@ -214,8 +207,7 @@ class UsdaWriter final : public FrameWriter {
       writeShapeGeometry(file_, s.geometry, name);
       if (!s.name.empty())
         std::fprintf(file_, "        custom string weft:name = \"%s\"\n", s.name.c_str());
-      writeXform(s, plannedFrames,
-                 s.geometry.type == ShapeType::Box ? &s.geometry.halfExtents : nullptr);
+      writeXform(s, plannedFrames);
       std::fprintf(file_, "    }\n\n");
     }
   }
@@ -233,23 +225,10 @@ class UsdaWriter final : public FrameWriter {
     }
     for (int b = 0; b < bodies; ++b) {
       std::fprintf(f, "    def Xform \"body_%d\"\n    {\n", b);
-      for (int pass = 0; pass < 2; ++pass) {
-        std::fprintf(f, pass == 0 ? "        double3 xformOp:translate.timeSamples = {\n"
-                                  : "        quatf xformOp:orient.timeSamples = {\n");
-        for (size_t k = 0; k < frames_.size(); ++k) {
-          const Transform& t = poses_[k * size_t(bodies) + size_t(b)];
-          if (pass == 0)
-            std::fprintf(f, "            %d: (%.7g, %.7g, %.7g),\n", frames_[k], t.p.x, t.p.y,
-                         t.p.z);
-          else
-            std::fprintf(f, "            %d: (%.7g, %.7g, %.7g, %.7g),\n", frames_[k], t.q.w, t.q.x,
-                         t.q.y, t.q.z);
-        }
-        std::fprintf(f, "        }\n");
-      }
-      std::fprintf(f,
-                   "        uniform token[] xformOpOrder = [\"xformOp:translate\", "
-                   "\"xformOp:orient\"]\n");
+      writePoseSamples(
+          f, frames_.size(), [&](size_t k) { return frames_[k]; },
+          [&](size_t k) { return poses_[k * size_t(bodies) + size_t(b)]; });
+      writeScaleAndOrder(f, nullptr);
       for (size_t s = 0; s < rigid_->shapes.size(); ++s) {
         const RigidShapeDesc& shape = rigid_->shapes[s];
         if (shape.body != b) continue;
