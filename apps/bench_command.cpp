@@ -201,6 +201,12 @@ nlohmann::json toJson(const BenchResult& r) {
   return j;
 }
 
+/// A scene's single-world runs (none when only its batches were timed: --worlds-only).
+const nlohmann::json& runsOf(const nlohmann::json& scene) {
+  static const nlohmann::json none = nlohmann::json::array();
+  return scene.contains("runs") ? scene["runs"] : none;
+}
+
 /// docs/BENCHMARKS.md, generated from the results.
 std::string markdown(const nlohmann::json& all) {
   std::ostringstream md;
@@ -245,7 +251,7 @@ std::string markdown(const nlohmann::json& all) {
   for (const auto& s : all["scenes"]) {
     const nlohmann::json* def = nullptr;
     const nlohmann::json* tuned = nullptr;
-    for (const auto& r : s["runs"]) (r["table"] == "built-in defaults" ? def : tuned) = &r;
+    for (const auto& r : runsOf(s)) (r["table"] == "built-in defaults" ? def : tuned) = &r;
     const nlohmann::json* best = tuned ? tuned : def;
     if (!best || !best->contains("window")) continue;
     const auto& w = (*best)["window"];
@@ -302,7 +308,8 @@ std::string markdown(const nlohmann::json& all) {
         "speed-up | µs/frame tuned | launches/substep | floor µs "
         "|\n|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& s : all["scenes"]) {
-    const auto& runs = s["runs"];
+    const auto& runs = runsOf(s);
+    if (runs.empty()) continue;  // batches only (--worlds-only)
     const nlohmann::json* def = nullptr;
     const nlohmann::json* tuned = nullptr;
     for (const auto& r : runs) (r["table"] == "built-in defaults" ? def : tuned) = &r;
@@ -338,7 +345,7 @@ std::string markdown(const nlohmann::json& all) {
         "than shown (`weft run` prints how many detections built lists).\n\n";
   for (const auto& s : all["scenes"]) {
     const nlohmann::json* best = nullptr;
-    for (const auto& r : s["runs"]) best = &r;  // the last run: tuned if there is one
+    for (const auto& r : runsOf(s)) best = &r;  // the last run: tuned if there is one
     if (!best || (*best)["breakdown"].empty()) continue;
     const std::string table = (*best)["table"].get<std::string>();
     md << "**" << s["scene"].get<std::string>() << "** ("
@@ -428,12 +435,64 @@ std::string markdown(const nlohmann::json& all) {
   return md.str();
 }
 
+/// An earlier `--json` (--merge), read before anything is measured; nullopt when none is given.
+std::optional<nlohmann::json> readEarlierResults(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  std::ifstream in(path);
+  if (!in) throw Error("--merge: cannot read " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw Error("--merge: " + path + " is not JSON (" + e.what() + ")");
+  }
+  if (!j.is_object() || !j.contains("scenes") || !j["scenes"].is_array() || !j.contains("commit") ||
+      !j.contains("backend"))
+    throw Error("--merge: " + path + " is not the --json of a weft bench run");
+  return j;
+}
+
+/// Results of two runs go on one page only when they measured the same build on the same GPU.
+void checkSameMachineAndCommit(const nlohmann::json& earlier, const nlohmann::json& now,
+                               const std::string& path) {
+  const auto describe = [](const nlohmann::json& j) {
+    return j.value("gpu", std::string("the CPU")) + " at commit " + j["commit"].get<std::string>();
+  };
+  if (earlier.value("gpu", std::string()) != now.value("gpu", std::string()) ||
+      earlier["commit"] != now["commit"] || earlier["backend"] != now["backend"])
+    throw Error("--merge: " + path + " was measured on " + describe(earlier) + ", this run is on " +
+                describe(now) + "; one page shows one build on one GPU");
+}
+
+/// The earlier results with this run's laid over them: the earlier page's header (its
+/// repetitions and graph-node latency describe its single-scene runs), every scene of either run
+/// (the earlier order, then new ones), and in a scene of both, this run's fields replacing the
+/// earlier ones of the same name.
+nlohmann::json mergedResults(nlohmann::json earlier, const nlohmann::json& now) {
+  for (const auto& s : now["scenes"]) {
+    nlohmann::json* same = nullptr;
+    for (auto& e : earlier["scenes"])
+      if (e["scene"] == s["scene"]) same = &e;
+    if (!same) {
+      earlier["scenes"].push_back(s);
+      continue;
+    }
+    for (const auto& [key, value] : s.items()) (*same)[key] = value;
+  }
+  return earlier;
+}
+
 int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> scenes = resolveSceneList(options.scenes, "benchmark");
   if (options.repetitions < 1) throw Error("--repetitions must be at least 1");
   checkOutputFile(options.jsonPath, "--json");  // before the measurements, not after them
   checkOutputFile(options.markdownPath, "--markdown");
   const std::vector<int> worldCounts = parseWorldCounts(options.worlds);
+  if (options.worldsOnly && worldCounts.empty())
+    throw Error("--worlds-only needs --worlds (the batches to time)");
+  const std::optional<nlohmann::json> earlier = readEarlierResults(options.mergePath);
   std::string worldsPlot;  // beside the page: the scaling chart it shows
   if (!worldCounts.empty() && !options.markdownPath.empty()) {
     worldsPlot =
@@ -479,6 +538,7 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
     all["cuda_runtime"] = device->gpu().runtimeVersion;
   }
   all["graph_node_latency_us"] = measureGraphNodeLatency(*device);
+  if (earlier) checkSameMachineAndCommit(*earlier, all, options.mergePath);
   all["scenes"] = nlohmann::json::array();
 
   out << "weft bench on " << device->describe() << " (" << options.repetitions
@@ -493,7 +553,7 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
     nlohmann::json s;
     s["scene"] = name;
     s["runs"] = nlohmann::json::array();
-    for (const TableRun& t : tables) {
+    for (const TableRun& t : options.worldsOnly ? std::vector<TableRun>{} : tables) {
       const GpuIdentity* gpu = device->gpuIdentity();
       if (gpu)
         device->setLaunchPolicy(
@@ -556,7 +616,8 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
         s["worlds_reference"] = r;
       }
     }
-    const ConvergenceSummary convergence = windowConvergence(*device, name);
+    const ConvergenceSummary convergence =
+        options.worldsOnly ? ConvergenceSummary{} : windowConvergence(*device, name);
     if (convergence.substeps > 0) {
       const Scene& scene = findScene(name);
       s["convergence"] = {{"first_frame", scene.benchWindowFirst},
@@ -574,6 +635,9 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
                         {"provenance", kReferenceProvenance}};
     all["scenes"].push_back(s);
   }
+  if (options.worldsOnly)
+    for (auto& s : all["scenes"]) s.erase("runs");  // measured elsewhere (--merge), or not at all
+  if (earlier) all = mergedResults(*earlier, all);
   if (noisy)
     err << "weft bench: warning: the run-to-run spread exceeded 3% on some scene; the medians are "
            "less trustworthy (is something else using the machine?)\n";

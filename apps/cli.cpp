@@ -184,6 +184,12 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   benchCmd->add_option("--worlds", bench.worlds,
                        "also time each scene as batches of these many worlds, e.g. "
                        "1,16,256,1024,4096 (world-substeps per second; as many as fit)");
+  benchCmd->add_flag("--worlds-only", bench.worldsOnly,
+                     "with --worlds: time only the batches, not each scene's single-world runs");
+  benchCmd->add_option("--merge", bench.mergePath,
+                       "results of an earlier --json on this GPU and commit: the page shows "
+                       "them with this run's (e.g. single-world runs and --worlds-only batches "
+                       "measured in two calls)");
   benchCmd->add_option("--repetitions", bench.repetitions, "timed repetitions per scene")
       ->check(wholeNumber(1, 100000))
       ->capture_default_str();

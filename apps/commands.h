@@ -72,7 +72,10 @@ struct BenchOptionsCli {
   std::string jsonPath;         // --json
   std::string markdownPath;     // --markdown (the benchmarks page, generated)
   int repetitions = 10;
-  std::string worlds;  // --worlds 1,16,256: also time cable scenes as batches of these sizes
+  std::string worlds;       // --worlds 1,16,256: also time each scene as batches of these sizes
+  bool worldsOnly = false;  // --worlds-only: the batches alone (no single-scene runs)
+  std::string mergePath;    // --merge: an earlier --json of this GPU and commit, laid under this
+                            // run's results (its single-scene runs with this run's batches)
 };
 int benchCommand(const BenchOptionsCli& options, std::ostream& out, std::ostream& err);
 

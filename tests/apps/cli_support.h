@@ -43,6 +43,11 @@ inline std::string readFile(const std::string& path) {
   return s.str();
 }
 
+/// Writes `text` to `path` (the test's own input files).
+inline void writeFile(const std::string& path, const std::string& text) {
+  std::ofstream(path) << text;
+}
+
 /// A fixture with a fresh folder of its own under the system's temporary folder, removed after
 /// the test; path(name) names a file in it.
 class TempFolderTest : public ::testing::Test {

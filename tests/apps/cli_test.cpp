@@ -24,6 +24,7 @@ using ::testing::HasSubstr;
 using test::cli;
 using test::CliResult;
 using test::readFile;
+using test::writeFile;
 
 class CliTest : public test::TempFolderTest {};
 
@@ -302,6 +303,51 @@ TEST_F(CliTest, BenchTimesBatchesOfWorlds) {
   EXPECT_EQ(
       cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "4,2"}).code,
       kExitError);
+}
+
+// The page from two runs: single-world runs first, then the batches alone laid over them. The
+// merged JSON and page hold both; a file of another build is refused, and --worlds-only needs
+// --worlds.
+TEST_F(CliTest, BenchPageFromSingleRunsAndBatchesMeasuredApart) {
+  CliResult r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--repetitions",
+                     "1", "--json", path("single.json")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1,2",
+           "--worlds-only", "--merge", path("single.json"), "--json", path("all.json"),
+           "--markdown", path("BENCHMARKS.md")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.err,
+              ::testing::Not(HasSubstr("measuring cable_y_junction (")));  // no single-world run
+  const auto single = nlohmann::json::parse(readFile(path("single.json")));
+  const auto all = nlohmann::json::parse(readFile(path("all.json")));
+  ASSERT_EQ(all["scenes"].size(), 1u);
+  const auto& s = all["scenes"][0];
+  EXPECT_EQ(s["runs"], single["scenes"][0]["runs"]);  // the earlier run's, untouched
+  EXPECT_EQ(s["convergence"], single["scenes"][0]["convergence"]);
+  ASSERT_EQ(s["worlds"].size(), 2u);
+  EXPECT_EQ(s["worlds"][1]["count"], 2);
+  EXPECT_EQ(all["repetitions"], single["repetitions"]);
+  const std::string page = readFile(path("BENCHMARKS.md"));
+  EXPECT_THAT(page, HasSubstr("## One substep at the densest frame"));
+  EXPECT_THAT(page, HasSubstr("| cable_y_junction | 60 bodies | 20 × 5 |"));
+  EXPECT_THAT(page, HasSubstr("## Many worlds per GPU"));
+  EXPECT_THAT(page, HasSubstr("| cable_y_junction | 2 | 120 bodies |"));
+
+  auto other = single;
+  other["commit"] = "0123456789ab";
+  writeFile(path("other.json"), other.dump());
+  r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1",
+           "--worlds-only", "--merge", path("other.json")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("at commit 0123456789ab"));
+  writeFile(path("bad.json"), "{\"scenes\": 3}");
+  r = cli(
+      {"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--merge", path("bad.json")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("is not the --json of a weft bench run"));
+  r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds-only"});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("--worlds-only needs --worlds"));
 }
 
 TEST_F(CliTest, TuneLaunchWithoutGpuSaysWhy) {
