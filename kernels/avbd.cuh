@@ -282,39 +282,44 @@ struct ComputeRodDahlParameters {
 
 // ---- per iteration ------------------------------------------------------------------------------
 
-/// A body's Newton step (§5.2) as a tile (launch.h, Tile shape), one item per body of a color:
-///   part 0                      the inertial block
-///   parts 1 .. J                the body's joints, in its joint order
-///   parts J+1 .. J+P            contact runs: run k sums the body's list entries k, k+P, k+2P, …
-///                               in order, P = min(kContactParts, its rows)
-/// The tile's fixed tree adds the parts (the order depends only on the part count, so the block is
-/// bit-identical for every tile size and on the CPU), lane 0 factors the 6×6 system and writes the
-/// new pose to `poses.updated`. Kinematic bodies have no parts and copy their pose across.
-/// Lanes of one warp that evaluate parts of different kinds (inertia, joint, contact run) diverge
-/// and run one after another, so a tile buys the contact runs' parallelism and the removal of the
-/// separate accumulation launch, not a shorter joint chain (docs/PERFORMANCE.md, "Cables").
-/// The ALM dual step of contact row r from multiplier `lambda` at `poses` (§5.5.4).
-WEFT_HD WEFT_FORCEINLINE Vec3 contactDualStep(const RigidContact& c, RigidContactState state,
-                                              const Vec3& lambda, const RigidBodiesDevice& bodies,
-                                              const Transform* poses, const Transform* startPoses,
-                                              float alpha) {
-  state.lambda = lambda;
-  return rigidContactDualUpdate(c, state, contactFrames(c, bodies, PoseArray{poses}, startPoses),
-                                alpha);
+/// The ALM dual step of contact row r (§5.5.4) at `poses`, from its multiplier in `in` (null:
+/// its state's own). Not inlined, and given only indices and pointers (platform.h,
+/// WEFT_NOINLINE): the folding solve launch and update_rigid_duals call the same compiled
+/// function, so a folded and an unfolded dual step give the same bits on CUDA too, and a call
+/// passes nothing through the stack.
+WEFT_HD WEFT_NOINLINE Vec3 contactDualStep(int r, const Vec3* in, const RigidContact* rows,
+                                           const RigidContactState* states, const Vec3* com,
+                                           const Transform* poses, const Transform* startPoses,
+                                           float alpha) {
+  const RigidContact c = rows[r];
+  RigidContactState state = states[r];
+  if (in) state.lambda = in[r];
+  ContactBodyFrames f;
+  f.pose[0] = bodyPoseOrWorld(poses, c.body0);
+  f.pose[1] = bodyPoseOrWorld(poses, c.body1);
+  f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
+  f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
+  f.com[0] = c.body0 >= 0 ? com[c.body0] : Vec3{};
+  f.com[1] = c.body1 >= 0 ? com[c.body1] : Vec3{};
+  return rigidContactDualUpdate(c, state, f, alpha);
 }
 
-/// The ALM dual step of joint j's rows from multipliers `l` at `poses` (§5.6.3, §5.7).
-WEFT_HD WEFT_FORCEINLINE RodMultipliers jointDualStep(const RigidJointsDevice& joints, int j,
-                                                      const Transform* poses,
-                                                      const RodStepTerms& terms, RodMultipliers l) {
-  const Transform pp = bodyPoseOrWorld(poses, joints.parent[j]);
-  const Transform pc = poses[joints.child[j]];
-  const RodJoint& rod = joints.rod[j];
-  if (joints.type[j] == int(JointType::Rod)) {
-    rodJointDuals(rodStrain(pp, pc, rod), terms, l);
+/// The ALM dual step of joint j's rows (§5.6.3, §5.7) at `poses`, from its multipliers in `in`;
+/// not inlined, like contactDualStep.
+WEFT_HD WEFT_NOINLINE RodMultipliers jointDualStep(int j, const RodMultipliers* in, const int* type,
+                                                   const int* parent, const int* child,
+                                                   const RodJoint* rods, const RodStepTerms* terms,
+                                                   const Transform* poses) {
+  RodMultipliers l = in[j];
+  const RodStepTerms& t = terms[j];
+  const Transform pp = bodyPoseOrWorld(poses, parent[j]);
+  const Transform pc = poses[child[j]];
+  const RodJoint& rod = rods[j];
+  if (type[j] == int(JointType::Rod)) {
+    rodJointDuals(rodStrain(pp, pc, rod), t, l);
   } else {
-    ballJointDuals(ballJointResidual(pp, pc, rod.parentAnchor.p, rod.childAnchor.p), terms.start.u,
-                   terms.alm.stretch, terms.alpha, l.lin);
+    ballJointDuals(ballJointResidual(pp, pc, rod.parentAnchor.p, rod.childAnchor.p), t.start.u,
+                   t.alm.stretch, t.alpha, l.lin);
   }
   return l;
 }
@@ -343,6 +348,17 @@ struct FoldedDuals {
   }
 };
 
+/// A body's Newton step (§5.2) as a tile (launch.h, Tile shape), one item per body of a color:
+///   part 0                      the inertial block
+///   parts 1 .. J                the body's joints, in its joint order
+///   parts J+1 .. J+P            contact runs: run k sums the body's list entries k, k+P, k+2P, …
+///                               in order, P = min(kContactParts, its rows)
+/// The tile's fixed tree adds the parts (the order depends only on the part count, so the block is
+/// bit-identical for every tile size and on the CPU), lane 0 factors the 6×6 system and writes the
+/// new pose to `poses.updated`. Kinematic bodies have no parts and copy their pose across.
+/// Lanes of one warp that evaluate parts of different kinds (inertia, joint, contact run) diverge
+/// and run one after another, so a tile buys the contact runs' parallelism and the removal of the
+/// separate accumulation launch, not a shorter joint chain (docs/PERFORMANCE.md, "Cables").
 /// solve_rigid_body_tile (kFoldsDuals false) and solve_rigid_body_tile_folding_duals (true: also
 /// the dual step of the iteration before, FoldedDuals).
 template <bool kFoldsDuals>
@@ -382,19 +398,20 @@ struct SolveRigidBodyTileT {
   WEFT_HD bool isDualBatch(int item) const { return kFoldsDuals && item >= bodyItems; }
 
   /// The multipliers this iteration solves with (folding: after the dual step).
-  WEFT_HD Vec3 contactLambda(int r, const RigidContact& c, const RigidContactState& s) const {
-    const Vec3 in = duals.contactIn ? duals.contactIn[r] : s.lambda;
+  WEFT_HD Vec3 contactLambda(int r, const RigidContactState& s) const {
     if constexpr (kFoldsDuals)
-      return contactDualStep(c, s, in, bodies, poses.previous, startPoses, contactAlpha);
+      return contactDualStep(r, duals.contactIn, contacts.rows, contactState, bodies.com,
+                             poses.previous, startPoses, contactAlpha);
     else
-      return in;
+      return duals.contactIn ? duals.contactIn[r] : s.lambda;
   }
   WEFT_HD RodMultipliers jointLambda(int j) const {
-    const RodMultipliers in = duals.jointIn ? duals.jointIn[j] : lambda[j];
+    const RodMultipliers* in = duals.jointIn ? duals.jointIn : lambda;
     if constexpr (kFoldsDuals)
-      return jointDualStep(joints, j, poses.previous, terms[j], in);
+      return jointDualStep(j, in, joints.type, joints.parent, joints.child, joints.rod, terms,
+                           poses.previous);
     else
-      return in;
+      return in[j];
   }
 
   /// How many rows or joints batch `batch` of the dual step holds: rows first (only the stored
@@ -417,8 +434,7 @@ struct SolveRigidBodyTileT {
     if (batch < rowBatches) {
       const int r = batch * FoldedDuals::kBatch + k;
       if (r >= duals.rowSlots || r >= *contacts.count) return;
-      const RigidContact c = contacts.rows[r];
-      duals.contactOut[r] = contactLambda(r, c, contactState[r]);
+      duals.contactOut[r] = contactLambda(r, contactState[r]);
       return;
     }
     const int j = (batch - rowBatches) * FoldedDuals::kBatch + k;
@@ -456,7 +472,7 @@ struct SolveRigidBodyTileT {
       const int r = contacts.bodyRows[e];
       const RigidContact c = contacts.rows[r];
       RigidContactState state = contactState[r];
-      state.lambda = contactLambda(r, c, state);
+      state.lambda = contactLambda(r, state);
       sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state,
                                contactFrames(c, bodies, poses, startPoses), h, frictionEpsilon,
                                contactAlpha);
@@ -517,10 +533,8 @@ struct UpdateDualsBodyBodyContacts {
 
   WEFT_HD void operator()(int r) const {
     if (r >= *contacts.count) return;
-    const RigidContact c = contacts.rows[r];
-    const RigidContactState s = state[r];
     state[r].lambda =
-        contactDualStep(c, s, in ? in[r] : s.lambda, bodies, poses, startPoses, alpha);
+        contactDualStep(r, in, contacts.rows, state, bodies.com, poses, startPoses, alpha);
   }
 };
 
@@ -534,7 +548,8 @@ struct UpdateDualsJoint {
   const RodMultipliers* __restrict__ in = nullptr;  // (numJoints) the last λ, or null
 
   WEFT_HD void operator()(int j) const {
-    lambda[j] = jointDualStep(joints, j, poses, terms[j], in ? in[j] : lambda[j]);
+    lambda[j] = jointDualStep(j, in ? in : lambda, joints.type, joints.parent, joints.child,
+                              joints.rod, terms, poses);
   }
 };
 

@@ -46,11 +46,11 @@ struct RigidSolverOptions {
                                      // runs at every detection
   int allPairsShapes = 512;          // at most this many non-plane shapes: every box against
                                      // every box instead of the shape tree (same pairs)
-  int foldDualsUpToBodies = 128;     // worlds of at most this many bodies take the dual step
-                                     // between iterations in the next iteration's first color
-                                     // launch (kernels/avbd.cuh FoldedDuals; the same bits on
-                                     // the CPU, not on CUDA: docs/PERFORMANCE.md); larger ones
-                                     // in a launch of its own. 0: never folded
+  int foldDualsUpToBodies = 128;     // models (all worlds) of at most this many bodies take
+                                     // the dual step between iterations in the next iteration's
+                                     // first color launch (kernels/avbd.cuh FoldedDuals; the
+                                     // same bits either way, on both backends); larger ones in
+                                     // a launch of its own. 0: never folded
   bool contactHistory = false;       // warm-start λ of rows matched to the previous detection
   bool stickyContacts = false;       // matched penetrating rows keep their previous anchors
   float matchDistance = 5e-4f;       // [m] contact_matching_pos_threshold

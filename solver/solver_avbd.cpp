@@ -128,8 +128,10 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   // From the second iteration on, the dual step of the iteration before rides in this
   // iteration's first color launch (kernels/avbd.cuh, FoldedDuals) in small models: there the
   // launch it saves is worth more than the work it adds to the color (docs/PERFORMANCE.md).
-  // Decided by a world's size, so that a world of a batch takes the path it takes alone.
-  const bool fold = model_.numBodies / model_.numWorlds <= options_.foldDualsUpToBodies;
+  // Decided by the whole model's size: a batch of small worlds has the work of a large model.
+  // Either path gives the same bits on both backends (the dual step is one compiled function,
+  // kernels/avbd.cuh), so a world of a batch is still bit for bit the world run alone.
+  const bool fold = model_.numBodies <= options_.foldDualsUpToBodies;
   const bool folding = fold && iteration > 0;
   FoldedDuals duals;  // iteration 0 and unfolded: the multipliers where they are
   if (folding) {
