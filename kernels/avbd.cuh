@@ -119,8 +119,7 @@ struct IteratePoses {
 /// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity);
 /// `pose(body)` gives the current iterate.
 template <class PoseOf>
-WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const RigidContact& c,
-                                                         const RigidBodiesDevice& bodies,
+WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const RigidContact& c, const Vec3* com,
                                                          const PoseOf& pose,
                                                          const Transform* startPoses) {
   ContactBodyFrames f;
@@ -128,8 +127,8 @@ WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const RigidContact& c,
   f.pose[1] = pose(c.body1);
   f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
   f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
-  f.com[0] = c.body0 >= 0 ? bodies.com[c.body0] : Vec3{};
-  f.com[1] = c.body1 >= 0 ? bodies.com[c.body1] : Vec3{};
+  f.com[0] = c.body0 >= 0 ? com[c.body0] : Vec3{};
+  f.com[1] = c.body1 >= 0 ? com[c.body1] : Vec3{};
   return f;
 }
 
@@ -294,14 +293,8 @@ WEFT_HD WEFT_NOINLINE Vec3 contactDualStep(int r, const Vec3* in, const RigidCon
   const RigidContact c = rows[r];
   RigidContactState state = states[r];
   if (in) state.lambda = in[r];
-  ContactBodyFrames f;
-  f.pose[0] = bodyPoseOrWorld(poses, c.body0);
-  f.pose[1] = bodyPoseOrWorld(poses, c.body1);
-  f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
-  f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
-  f.com[0] = c.body0 >= 0 ? com[c.body0] : Vec3{};
-  f.com[1] = c.body1 >= 0 ? com[c.body1] : Vec3{};
-  return rigidContactDualUpdate(c, state, f, alpha);
+  return rigidContactDualUpdate(c, state, contactFrames(c, com, PoseArray{poses}, startPoses),
+                                alpha);
 }
 
 /// The ALM dual step of joint j's rows (§5.6.3, §5.7) at `poses`, from its multipliers in `in`;
@@ -474,7 +467,7 @@ struct SolveRigidBodyTileT {
       RigidContactState state = contactState[r];
       state.lambda = contactLambda(r, state);
       sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state,
-                               contactFrames(c, bodies, poses, startPoses), h, frictionEpsilon,
+                               contactFrames(c, bodies.com, poses, startPoses), h, frictionEpsilon,
                                contactAlpha);
     }
     return sum;

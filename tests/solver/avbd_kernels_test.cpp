@@ -172,7 +172,8 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
       for (int r : s.lists[size_t(b)])
         block += rigidContactBlock(
             s.rows[size_t(r)].body1 == b ? 1 : 0, s.rows[size_t(r)], s.states[size_t(r)],
-            contactFrames(s.rows[size_t(r)], s.bodies, poseOf, s.start.data()), kH, 1e-2f, 0.0f);
+            contactFrames(s.rows[size_t(r)], s.bodies.com, poseOf, s.start.data()), kH, 1e-2f,
+            0.0f);
       for (int e = s.desc.jointOffsets[size_t(b)]; e < s.desc.jointOffsets[size_t(b) + 1]; ++e) {
         const int j = s.desc.bodyJoints[size_t(e)];
         const JointDesc& jd = s.desc.joints[size_t(j)];
