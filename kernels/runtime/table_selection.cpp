@@ -40,11 +40,17 @@ TableSelection fromExplicitFile(const std::string& path, const std::string& orig
 }  // namespace
 
 std::string defaultTablesDir() {
+  std::error_code ec;
 #if defined(WEFT_SOURCE_DIR)
-  return std::string(WEFT_SOURCE_DIR) + "/kernels/runtime/tables";
-#else
-  return "";
+  // The source tree's tables, which the tuner writes, while that tree exists.
+  const std::string source = std::string(WEFT_SOURCE_DIR) + "/kernels/runtime/tables";
+  if (std::filesystem::is_directory(source, ec)) return source;
 #endif
+#if defined(WEFT_INSTALLED_TABLES_DIR)
+  if (std::filesystem::is_directory(WEFT_INSTALLED_TABLES_DIR, ec))
+    return WEFT_INSTALLED_TABLES_DIR;
+#endif
+  return "";
 }
 
 TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* gpu,

@@ -26,7 +26,8 @@ struct TableSelection {
 TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* gpu,
                                  const std::string& tablesDir);
 
-/// kernels/runtime/tables/ of the source tree this binary was built from.
+/// kernels/runtime/tables/ of the source tree this binary was built from while that tree exists,
+/// else the installed copy (<prefix>/share/weft/tables); "" when neither is there.
 std::string defaultTablesDir();
 
 }  // namespace weft
