@@ -117,10 +117,7 @@ void SelfContactDetection(benchmark::State& state) {
 /// `table`).
 std::unique_ptr<Device> openWithSceneTable(const std::string& sceneName, TableSelection& table) {
   auto device = Device::open(DeviceRequest::Cuda);
-  table = selectLaunchTable("", device->gpuIdentity(), defaultTablesDir());
-  device->setLaunchPolicy(LaunchPolicy::resolve(table.table ? &*table.table : nullptr, sceneName,
-                                                device->gpu().identity.ccMajor,
-                                                device->gpu().identity.ccMinor));
+  table = applyLaunchTable(*device, "", sceneName);
   return device;
 }
 

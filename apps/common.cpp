@@ -55,13 +55,8 @@ std::unique_ptr<Device> openDevice(const std::string& deviceName, bool debugLaun
 
 TableSelection applyLaunchTable(Device& device, const std::string& tablePath,
                                 const std::string& scene, std::ostream& err, int worlds) {
-  TableSelection selection = selectLaunchTable(tablePath, device.gpuIdentity(), defaultTablesDir());
+  TableSelection selection = weft::applyLaunchTable(device, tablePath, scene, worlds);
   if (selection.warning) err << "weft: warning: " << selection.reason << "\n";
-  if (device.isCuda()) {
-    const GpuIdentity& gpu = device.gpu().identity;
-    device.setLaunchPolicy(LaunchPolicy::resolve(selection.table ? &*selection.table : nullptr,
-                                                 scene, gpu.ccMajor, gpu.ccMinor, worlds));
-  }
   return selection;
 }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "kernels/runtime/device.h"
 #include "kernels/runtime/errors.h"
 
 namespace weft {
@@ -91,6 +92,15 @@ TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* 
   s.reason = "no launch table for " + gpu->describe() +
              " (none given, none in kernels/runtime/tables); using the built-in defaults";
   return s;
+}
+
+TableSelection applyLaunchTable(Device& device, const std::string& path, const std::string& scene,
+                                int worlds) {
+  TableSelection selection = selectLaunchTable(path, device.gpuIdentity(), defaultTablesDir());
+  if (const GpuIdentity* gpu = device.gpuIdentity())
+    device.setLaunchPolicy(LaunchPolicy::resolve(selection.table ? &*selection.table : nullptr,
+                                                 scene, gpu->ccMajor, gpu->ccMinor, worlds));
+  return selection;
 }
 
 }  // namespace weft

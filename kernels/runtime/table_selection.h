@@ -1,4 +1,5 @@
-// Which launch table is in effect, and why. Used by `weft run`, `weft bench` and `weft info`.
+// Which launch table is in effect, and why. Used by `weft run`, `weft bench`, `weft info` and,
+// through applyLaunchTable, by programs that use the library.
 //
 // Order: --launch-table FILE, else $WEFT_LAUNCH_TABLE, else the newest table under
 // kernels/runtime/tables/ measured on this GPU model, else none (built-in defaults). A table that
@@ -13,6 +14,8 @@
 
 namespace weft {
 
+class Device;
+
 struct TableSelection {
   std::optional<LaunchTable> table;  // the table to apply (already checked against the GPU)
   std::string origin;    // "--launch-table", "WEFT_LAUNCH_TABLE", "kernels/runtime/tables", ""
@@ -25,6 +28,13 @@ struct TableSelection {
 /// neither the flag nor the environment names a table ("" disables the search).
 TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* gpu,
                                  const std::string& tablesDir);
+
+/// What `weft run` does before it builds a scene, in one call: selects the table (`path`, else the
+/// rules above) and, on CUDA, sets the device's launch sizes from it for `scene` ("" : the table's
+/// overall entries) and a batch of `worlds` (its batch entries; docs/TUNING.md). On the CPU it
+/// only reports. The caller shows `reason` when `warning` is set (a requested table not applied).
+TableSelection applyLaunchTable(Device& device, const std::string& path = "",
+                                const std::string& scene = "", int worlds = 1);
 
 /// kernels/runtime/tables/ of the source tree this binary was built from while that tree exists,
 /// else the installed copy (<prefix>/share/weft/tables); "" when neither is there.

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "kernels/runtime/device.h"
-#include "kernels/runtime/launch_table.h"
 #include "kernels/runtime/table_selection.h"
 #include "scenes/checks.h"
 #include "solver/cable_builder.h"
@@ -34,13 +33,9 @@ int main() {
   using namespace weft;
   try {
     const auto device = Device::open(DeviceRequest::Auto);
-    if (const GpuIdentity* gpu = device->gpuIdentity()) {
-      // The shipped (or WEFT_LAUNCH_TABLE) table for this GPU, else the built-in sizes.
-      const TableSelection table = selectLaunchTable("", gpu, defaultTablesDir());
-      std::printf("launch table: %s\n", table.reason.c_str());
-      device->setLaunchPolicy(LaunchPolicy::resolve(table.table ? &*table.table : nullptr, "",
-                                                    gpu->ccMajor, gpu->ccMinor));
-    }
+    // On CUDA the shipped (or WEFT_LAUNCH_TABLE) table for this GPU, as `weft run` picks it.
+    const TableSelection table = applyLaunchTable(*device);
+    std::printf("launch table: %s\n", table.reason.c_str());
 
     ClothBuilder clothBuilder;
     ClothGridParams grid;
