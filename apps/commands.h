@@ -62,6 +62,12 @@ struct TuneOptions {
   bool quick = false;
   bool fresh = false;  // ignore the existing table's sizes when breaking near-ties
   int worlds = 1;      // --worlds N: tune batches of N worlds (writes the "scene@N" entries)
+  // For callers in the same process (the Python module): receives the outcome as JSON text,
+  // {"table": path written, "report": [files], "worlds": N, "seconds": s, "scenes": [{"scene",
+  // "default_us", "tuned_us", "per_scene_us", "keeps_scene_entries"}]}, µs per substep as
+  // SceneTuning (tuning/tuner.h) holds them (with worlds > 1: tuned_us is the table's sizes before,
+  // per_scene_us the batch's own).
+  std::string* resultJson = nullptr;
 };
 int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err);
 

@@ -2,9 +2,17 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 
 namespace weft {
+namespace {
+std::atomic<bool> silenced{false};
+}  // namespace
+
+void ProgressBar::silence(bool silent) {
+  silenced = silent;
+}
 
 ProgressBar::ProgressBar(std::string label, int total)
     : label_(std::move(label)),
@@ -17,6 +25,7 @@ ProgressBar::~ProgressBar() {
 }
 
 void ProgressBar::update(int done, const std::string& note) {
+  if (silenced) return;
   const auto now = std::chrono::steady_clock::now();
   if (!enabled_) {  // plain lines for logs and pipes
     if (printedAny_ && done < total_ && now - lastDraw_ < std::chrono::seconds(5)) return;

@@ -16,6 +16,8 @@ class ProgressBar {
   void update(int done, const std::string& note = "");
   /// Clears the bar so that the next output starts on a clean line.
   void finish();
+  /// Silences every bar of the process while true (the Python module's quiet commands).
+  static void silence(bool silent);
 
  private:
   std::string label_;

@@ -7,6 +7,8 @@
 #include <memory>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "apps/commands.h"
 #include "apps/common.h"
 #include "apps/interrupt.h"
@@ -126,9 +128,26 @@ int tune(const TuneOptions& options, std::ostream& out) {
 
   result.table.save(tablePath);
   out << "  table         " << tablePath << "\n";
+  std::vector<std::string> reportFiles;
   if (!options.report.empty())
-    for (const std::string& f : writeTuningReport(result, options.report, tablePath))
+    for (const std::string& f : writeTuningReport(result, options.report, tablePath)) {
       out << "  report        " << f << "\n";
+      reportFiles.push_back(f);
+    }
+  if (options.resultJson) {
+    nlohmann::json j = {{"table", tablePath},
+                        {"report", reportFiles},
+                        {"worlds", t.worlds},
+                        {"seconds", result.seconds},
+                        {"scenes", nlohmann::json::array()}};
+    for (const SceneTuning& s : result.scenes)
+      j["scenes"].push_back({{"scene", s.scene},
+                             {"default_us", s.stepUsDefault},
+                             {"tuned_us", s.stepUsOverall},
+                             {"per_scene_us", s.stepUsPerScene},
+                             {"keeps_scene_entries", s.keepsSceneEntries}});
+    *options.resultJson = j.dump();
+  }
   char line[200];
   if (t.worlds > 1) {
     out << "  scene@worlds                  default us     before us  batch us  speed-up\n";

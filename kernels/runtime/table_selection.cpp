@@ -38,7 +38,16 @@ TableSelection fromExplicitFile(const std::string& path, const std::string& orig
   return s;
 }
 
+std::string& packagedTablesDir() {
+  static std::string path;
+  return path;
+}
+
 }  // namespace
+
+void setPackagedTablesDir(const std::string& path) {
+  packagedTablesDir() = path;
+}
 
 std::string defaultTablesDir() {
   std::error_code ec;
@@ -51,6 +60,9 @@ std::string defaultTablesDir() {
   if (std::filesystem::is_directory(WEFT_INSTALLED_TABLES_DIR, ec))
     return WEFT_INSTALLED_TABLES_DIR;
 #endif
+  if (const std::string& packaged = packagedTablesDir();
+      !packaged.empty() && std::filesystem::is_directory(packaged, ec))
+    return packaged;
   return "";
 }
 

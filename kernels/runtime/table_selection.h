@@ -37,7 +37,11 @@ TableSelection applyLaunchTable(Device& device, const std::string& path = "",
                                 const std::string& scene = "", int worlds = 1);
 
 /// kernels/runtime/tables/ of the source tree this binary was built from while that tree exists,
-/// else the installed copy (<prefix>/share/weft/tables); "" when neither is there.
+/// else the installed copy (<prefix>/share/weft/tables), else the folder given to
+/// setPackagedTablesDir; "" when none is there.
 std::string defaultTablesDir();
+/// The tables a package ships beside the library (the Python module's weft/tables, set when it is
+/// imported): defaultTablesDir's last choice.
+void setPackagedTablesDir(const std::string& path);
 
 }  // namespace weft
