@@ -82,8 +82,8 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   runCmd->add_option("--out", run.outDir, "folder for the frames")->capture_default_str();
-  runCmd->add_option("--format", run.format, "usda | obj | none")
-      ->check(CLI::IsMember({"usda", "obj", "none"}))
+  runCmd->add_option("--format", run.format, "usda | obj | html | none")
+      ->check(CLI::IsMember({"usda", "obj", "html", "none"}))
       ->capture_default_str();
   runCmd->add_option("--summary", run.summaryPath, "write a JSON summary to this file");
   runCmd->add_option(
@@ -194,6 +194,18 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->check(wholeNumber(1, 100000))
       ->capture_default_str();
 
+  ViewOptions view;
+  CLI::App* viewCmd = app.add_subcommand(
+      "view",
+      "an HTML player (one file, any browser) of frames written before: a .usda or a "
+      "folder of OBJ frames");
+  viewCmd->add_option("input", view.input, "RUN.usda or a folder of <scene>_00000.obj, ...")
+      ->required();
+  viewCmd->add_option("-o,--output", view.output, "the page to write (FILE.html)")->required();
+  viewCmd->add_option("--fps", view.fps, "frames per second of OBJ frames (a .usda says its own)")
+      ->check(positiveNumber())
+      ->capture_default_str();
+
   // An unknown first word is a mistyped command: say so (CLI11 would only say that a subcommand
   // is required).
   if (argc > 1 && argv[1][0] != '-') {
@@ -230,6 +242,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   if (infoCmd->parsed()) return infoCommand(info, out, err);
   if (tuneCmd->parsed()) return tuneCommand(tune, out, err);
   if (benchCmd->parsed()) return benchCommand(bench, out, err);
+  if (viewCmd->parsed()) return viewCommand(view, out, err);
   return scenesCommand(out, err);
 }
 

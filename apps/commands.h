@@ -85,6 +85,13 @@ struct BenchOptionsCli {
 };
 int benchCommand(const BenchOptionsCli& options, std::ostream& out, std::ostream& err);
 
+struct ViewOptions {
+  std::string input;   // a .usda weft run wrote, or a folder of its OBJ frames
+  std::string output;  // -o: the HTML page
+  double fps = 60.0;   // --fps: of OBJ frames (a .usda holds its own)
+};
+int viewCommand(const ViewOptions& options, std::ostream& out, std::ostream& err);
+
 /// Parses argv and runs the command (what main() does).
 int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 

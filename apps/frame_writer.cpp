@@ -1,5 +1,7 @@
 #include "apps/frame_writer.h"
 
+#include "apps/html_writer.h"
+
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
@@ -283,8 +285,9 @@ class ObjSequenceWriter final : public FrameWriter {
 FrameFormat parseFrameFormat(const std::string& text) {
   if (text == "usda") return FrameFormat::Usda;
   if (text == "obj") return FrameFormat::Obj;
+  if (text == "html") return FrameFormat::Html;
   if (text == "none") return FrameFormat::None;
-  throw Error("unknown output format '" + text + "': expected usda, obj or none");
+  throw Error("unknown output format '" + text + "': expected usda, obj, html or none");
 }
 
 std::unique_ptr<FrameWriter> makeFrameWriter(FrameFormat format, const std::string& directory,
@@ -296,7 +299,11 @@ std::unique_ptr<FrameWriter> makeFrameWriter(FrameFormat format, const std::stri
   if (format == FrameFormat::Obj && rigid)
     throw Error("--format obj writes cloth meshes only; " + sceneName +
                 " has rigid bodies: use usda or none");
+  if (format == FrameFormat::Html && !htmlViewerAvailable())
+    return makeHtmlWriter({}, sceneName, cloth, rigid, framesPerSecond);  // throws, saying why
   const fs::path dir = prepareDirectory(directory);
+  if (format == FrameFormat::Html)
+    return makeHtmlWriter(dir / (sceneName + ".html"), sceneName, cloth, rigid, framesPerSecond);
   if (format == FrameFormat::Usda)
     return std::make_unique<UsdaWriter>(dir / (sceneName + ".usda"), cloth, rigid, framesPerSecond,
                                         plannedFrames);

@@ -1,6 +1,7 @@
 // Writing simulated frames to disk, one writer for whatever the simulation holds: USD ASCII (one
 // .usda file: the cloth's time-sampled points, the rigid bodies' time-sampled poses; opens in
-// usdview, Blender and Omniverse) or one OBJ per frame (cloth only). Shapes are written too (USD
+// usdview, Blender and Omniverse), one OBJ per frame (cloth only), or one self-contained HTML page
+// that plays the run in a browser (apps/html_writer.h). Shapes are written too (USD
 // only), with time-sampled poses when they move.
 //
 // Every file is written under "<name>.tmp" and renamed when complete (kernels/runtime/files.h): the
@@ -10,6 +11,7 @@
 #pragma once
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <span>
 #include <string>
@@ -20,8 +22,8 @@
 
 namespace weft {
 
-enum class FrameFormat { Usda, Obj, None };
-/// "usda", "obj" or "none"; anything else throws weft::Error.
+enum class FrameFormat { Usda, Obj, Html, None };
+/// "usda", "obj", "html" or "none"; anything else throws weft::Error.
 FrameFormat parseFrameFormat(const std::string& text);
 
 /// One frame of a simulation: the cloth's particle positions and the rigid bodies' poses (empty
@@ -31,9 +33,21 @@ struct FrameState {
   std::span<const Transform> bodies;
 };
 
+/// What a run reports, for writers that show it beside the frames (the HTML page's overlay).
+struct RunReport {
+  std::string text;                // the run's summary lines (checks and outcome)
+  std::string device;              // "cuda (NVIDIA H100 ...)"
+  std::vector<double> frameMs;     // each frame's time [ms], frame 1 first
+  std::vector<int> intersections;  // self-intersections after each frame, if they were counted
+  // frame → (mesh edge, triangle) pairs that intersect there (frames where they were looked for)
+  std::map<int, std::vector<std::pair<int, int>>> intersectingPairs;
+};
+
 class FrameWriter {
  public:
   virtual ~FrameWriter() = default;
+  /// The run's report, given before finish() (writers that do not show it ignore it).
+  virtual void setRunReport(const RunReport&) {}
   /// Writes `state` as frame `frame` (frame 0 is the initial state).
   virtual void writeFrame(int frame, const FrameState& state) = 0;
   /// Completes the output (e.g. closes the USD time samples); safe to call once.

@@ -12,7 +12,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -283,14 +285,27 @@ class ClothRun {
   }
   /// After the frame is written: its self-intersections (--intersections-every-frame).
   void afterWrite(Simulation& sim) {
-    if (options_.intersectionsEveryFrame)
-      perFrame_.push_back(counter_->count(sim.cloth().state().positions.data()));
+    if (!options_.intersectionsEveryFrame) return;
+    const Vec3* positions = sim.cloth().state().positions.data();
+    perFrame_.push_back(counter_->count(positions));
+    if (perFrame_.back() > 0)
+      pairs_[int(perFrame_.size())] = counter_->pairs(positions, kPairsKept);
   }
+  static constexpr int kPairsKept = 256;
+  /// Self-intersections after each frame 1, 2, … (--intersections-every-frame; else empty).
+  const std::vector<int>& intersectionsPerFrame() const { return perFrame_; }
   /// At the end of a run that did not diverge: each world's self-intersections.
-  void countIntersections(Simulation& sim) {
+  void countIntersections(Simulation& sim, long long frame) {
     perWorld_ = counter_->countPerWorld(sim.cloth().state().positions.data());
     total_ = 0;
     for (int c : perWorld_) total_ += c;
+    if (total_ > 0 && !pairs_.count(int(frame)))
+      pairs_[int(frame)] = counter_->pairs(sim.cloth().state().positions.data(), kPairsKept);
+  }
+  /// Frame → the (edge, triangle) pairs that intersect there (at most kPairsKept a frame): every
+  /// frame with --intersections-every-frame, else the last one; frames without any are absent.
+  const std::map<int, std::vector<std::pair<int, int>>>& intersectingPairs() const {
+    return pairs_;
   }
 
   /// World k's checks, judged on its own particles where it would be alone (the whole model for
@@ -410,6 +425,7 @@ class ClothRun {
   std::vector<Vec3> positions_, velocities_;
   StepProfile profile_;
   std::vector<int> perFrame_;  // self-intersections after every frame (--intersections-every-frame)
+  std::map<int, std::vector<std::pair<int, int>>> pairs_;  // intersectingPairs()
   std::vector<int> perWorld_;  // at the end, per world (one entry for one world)
   int total_ = 0;
 };
@@ -692,10 +708,9 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   progress.finish();
   const double wallSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-  if (writer) writer->finish();
 
   // ---- Checks ----------------------------------------------------------------------------
-  if (cloth && !divergence) cloth->countIntersections(sim);
+  if (cloth && !divergence) cloth->countIntersections(sim, framesRun);
   const size_t bytesAfter = liveDeviceBytes(*device);  // with any growth of the contact storage
   WorldsReport report = cloth
                             ? worldsReport(cloth->worlds(), scene, *device, table,
@@ -734,6 +749,24 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   const double msPerFrame = median(frameMs);
   const double usPerSubstep = 1000.0 * msPerFrame / scene.substeps;
   const long long framesDone = divergence ? divergence->frame : framesRun;
+  if (writer) {  // complete the frames' output, with the run's outcome for pages that show it
+    RunReport runReport;
+    runReport.device = device->describe();
+    runReport.frameMs = frameMs;
+    if (cloth) {
+      runReport.intersections = cloth->intersectionsPerFrame();
+      runReport.intersectingPairs = cloth->intersectingPairs();
+    }
+    std::ostringstream text;
+    text << "weft run " << scene.name << " (commit " << WEFT_GIT_COMMIT << ")\n  device        "
+         << device->describe() << "\n  timing        " << formatFixed(usPerSubstep, 1)
+         << " us/substep (median over " << frameMs.size() << " frames)\n";
+    printChecks(text, checks);
+    printOutcome(text, signal, framesDone, frames, allPass);
+    runReport.text = text.str();
+    writer->setRunReport(runReport);
+    writer->finish();
+  }
 
   // ---- Summary -------------------------------------------------------------------------------
   out << "weft run " << scene.name << "\n";
