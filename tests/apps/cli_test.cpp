@@ -1,6 +1,7 @@
 // The weft command line, run in-process: outputs and exit codes. Bad input, class by class, is in
 // bad_input_test.cpp.
 #include "apps/commands.h"
+#include "apps/html_writer.h"
 #include "cli_support.h"
 
 #include <gmock/gmock.h>
@@ -66,6 +67,118 @@ TEST_F(CliTest, RunWritesUsdaAndJsonSummary) {
   const size_t end = usda.find('\n', sample);
   const std::string line = usda.substr(sample, end - sample);
   EXPECT_EQ(std::count(line.begin(), line.end(), '('), 1089);
+}
+
+/// The JSON block of a page `weft run --format html` wrote.
+nlohmann::json pageMeta(const std::string& page) {
+  const std::string open = "<script type=\"application/json\" id=\"weft-meta\">";
+  const size_t begin = page.find(open);
+  EXPECT_NE(begin, std::string::npos);
+  const size_t end = page.find("</script>", begin);
+  return nlohmann::json::parse(page.substr(begin + open.size(), end - begin - open.size()));
+}
+
+/// Bytes of the base64 block of such a page.
+size_t pageDataBytes(const std::string& page) {
+  const std::string open = "<script type=\"application/octet-stream\" id=\"weft-data\">\n";
+  const size_t begin = page.find(open) + open.size();
+  const size_t end = page.find("\n</script>", begin);
+  const std::string text = page.substr(begin, end - begin);
+  const size_t padding = text.ends_with("==") ? 2 : text.ends_with("=") ? 1 : 0;
+  return text.size() / 4 * 3 - padding;
+}
+
+TEST_F(CliTest, RunWritesAnHtmlPlayerOfClothAndBodies) {
+  if (!htmlViewerAvailable()) {
+    const CliResult r = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "1", "--format",
+                             "html", "--out", path("page")});
+    EXPECT_EQ(r.code, kExitError);
+    EXPECT_THAT(r.err, HasSubstr("apt-get install libjs-three"));
+    GTEST_SKIP() << "this build has no HTML viewer (three.js was not found when configured)";
+  }
+  const CliResult cloth = cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "3",
+                               "--format", "html", "--out", path("page")});
+  // Three frames are too few for the scene's "settled" check: exit 1, the page written all the
+  // same.
+  ASSERT_EQ(cloth.code, kExitCheckFailed) << cloth.out << cloth.err;
+  EXPECT_THAT(cloth.out, HasSubstr("output        " + path("page/cloth_hanging.html")));
+  const std::string page = readFile(path("page/cloth_hanging.html"));
+  EXPECT_THAT(page, HasSubstr("REVISION=\"111\""));  // three.js is inside: no network needed
+  const nlohmann::json meta = pageMeta(page);
+  EXPECT_EQ(meta["frames"], 4);  // frame 0 and three more
+  EXPECT_EQ(meta["cloth"]["particles"], 1089);
+  EXPECT_EQ(meta["frameMs"].size(), 3u);
+  EXPECT_THAT(meta["summary"]["text"].get<std::string>(), HasSubstr("pass finite"));
+  EXPECT_THAT(meta["summary"]["text"].get<std::string>(), HasSubstr("FAIL settled"));
+  // Triangles (uint32 × 3), then four frames of 16-bit positions, padded to 4 bytes.
+  EXPECT_EQ(pageDataBytes(page), 2048u * 12u + (1089u * 6u * 4u + 3u) / 4u * 4u);
+  // The quantization box holds the cloth's start: x in [-0.8, 0.8], y in [0, 1.6] m at z = 1.2 m.
+  const float start[2][3] = {{-0.8f, 0.0f, 1.2f}, {0.8f, 1.6f, 1.2f}};
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_LE(meta["box"]["lo"][a].get<float>(), start[0][a] + 1e-6f) << a;
+    EXPECT_GE(meta["box"]["hi"][a].get<float>(), start[1][a] - 1e-6f) << a;
+  }
+
+  const CliResult cable = cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "2",
+                               "--format", "html", "--out", path("page")});
+  ASSERT_EQ(cable.code, kExitOk) << cable.out << cable.err;
+  const std::string cablePage = readFile(path("page/cable_y_junction.html"));
+  const nlohmann::json cableMeta = pageMeta(cablePage);
+  EXPECT_EQ(cableMeta["bodies"]["count"], 60);
+  EXPECT_EQ(cableMeta["bodies"]["shapes"].size(), 60u);  // a capsule per segment
+  EXPECT_EQ(cableMeta["bodies"]["shapes"][0][1], "capsule");
+  // Per frame and body: uint16 × 3 positions, then int16 × 4 orientations.
+  EXPECT_EQ(pageDataBytes(cablePage), 3u * 60u * 6u + 3u * 60u * 8u);
+}
+
+TEST_F(CliTest, ViewMakesThePlayerOfAUsdaOrOfObjFrames) {
+  if (!htmlViewerAvailable()) GTEST_SKIP() << "this build has no HTML viewer";
+  // Cloth with a shape (the ground) and bodies, each from the .usda weft run wrote.
+  ASSERT_NE(
+      cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "2", "--out", path("usda")}).code,
+      kExitError);
+  ASSERT_EQ(
+      cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "2", "--out", path("usda")})
+          .code,
+      kExitOk);
+  CliResult r = cli({"view", path("usda/cloth_hanging.usda"), "-o", path("cloth.html")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("frames        3 at 60 fps"));
+  nlohmann::json meta = pageMeta(readFile(path("cloth.html")));
+  EXPECT_EQ(meta["frames"], 3);
+  EXPECT_EQ(meta["cloth"]["particles"], 1089);
+  EXPECT_EQ(meta["cloth"]["triangles"], 2048);
+  ASSERT_EQ(meta["shapes"].size(), 1u);
+  EXPECT_EQ(meta["shapes"][0]["type"], "plane");
+
+  r = cli({"view", path("usda/cable_y_junction.usda"), "-o", path("cable.html")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  meta = pageMeta(readFile(path("cable.html")));
+  EXPECT_EQ(meta["frames"], 3);
+  EXPECT_EQ(meta["bodies"]["count"], 60);
+  EXPECT_EQ(meta["bodies"]["shapes"].size(), 60u);
+
+  // A folder of OBJ frames.
+  ASSERT_NE(cli({"run", "cloth_hanging", "--device", "cpu", "--frames", "2", "--format", "obj",
+                 "--out", path("obj")})
+                .code,
+            kExitError);
+  r = cli({"view", path("obj"), "-o", path("obj.html"), "--fps", "30"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  meta = pageMeta(readFile(path("obj.html")));
+  EXPECT_EQ(meta["frames"], 3);
+  EXPECT_EQ(meta["fps"], 30.0);
+  EXPECT_EQ(meta["cloth"]["particles"], 1089);
+
+  // What cannot be read is an error that names it.
+  r = cli({"view", path("missing.usda"), "-o", path("x.html")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("missing.usda does not exist"));
+  writeFile(path("not.usda"), "hello\n");
+  r = cli({"view", path("not.usda"), "-o", path("x.html")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("not a USD ASCII file"));
+  EXPECT_FALSE(fs::exists(path("x.html")));
 }
 
 TEST_F(CliTest, RunCableSceneWritesBodyPosesAndSummary) {
