@@ -35,9 +35,10 @@ struct FrameState {
 
 /// What a run reports, for writers that show it beside the frames (the HTML page's overlay).
 struct RunReport {
-  std::string text;                // the run's summary lines (checks and outcome)
-  std::string device;              // "cuda (NVIDIA H100 ...)"
-  std::vector<double> frameMs;     // each frame's time [ms], frame 1 first
+  std::string text;             // the run's summary lines (checks and outcome)
+  std::string device;           // "cuda (NVIDIA H100 ...)"
+  std::string checks;           // one line: "5 of 5 checks pass" or "FAIL: settled (4 of 5 pass)"
+  std::vector<double> frameMs;  // each frame's time [ms], frame 1 first
   std::vector<int> intersections;  // self-intersections after each frame, if they were counted
   // frame → (mesh edge, triangle) pairs that intersect there (frames where they were looked for)
   std::map<int, std::vector<std::pair<int, int>>> intersectingPairs;

@@ -258,6 +258,7 @@
   let frame = 0, playing = true, clock = 0, last = null;
   function describeFrame(f) {
     const lines = [meta.scene + "  frame " + f + " / " + (frames - 1) + "  t = " + (f / meta.fps).toFixed(3) + " s"];
+    if (meta.summary.checks) lines.push("run: " + meta.summary.checks);
     if (meta.frameMs && f > 0 && f - 1 < meta.frameMs.length) lines.push("frame time " + meta.frameMs[f - 1].toFixed(3) + " ms (" + meta.summary.device + ")");
     if (meta.intersections && f > 0 && f - 1 < meta.intersections.length) lines.push("self-intersections " + meta.intersections[f - 1]);
     if (pairs[String(f)]) lines.push(pairs[String(f)].length + " intersecting edge-triangle pairs recorded here");

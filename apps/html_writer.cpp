@@ -177,7 +177,8 @@ class HtmlWriter final : public FrameWriter {
         {"box", {{"lo", {lo.x, lo.y, lo.z}}, {"hi", {hi.x, hi.y, hi.z}}, {"span", span}}},
         {"shapes", nlohmann::json::array()},
         {"frameMs", report_.frameMs},
-        {"summary", {{"text", report_.text}, {"device", report_.device}}}};
+        {"summary",
+         {{"text", report_.text}, {"device", report_.device}, {"checks", report_.checks}}}};
     if (!report_.intersections.empty()) meta["intersections"] = report_.intersections;
     if (cloth_ && !report_.intersectingPairs.empty()) {
       // frame → [v0, v1, a, b, c]: the edge's segment and the triangle's corners (particle ids)

@@ -753,6 +753,22 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     RunReport runReport;
     runReport.device = device->describe();
     runReport.frameMs = frameMs;
+    int judged = 0, passing = 0;
+    std::string failing;
+    for (const CheckResult& c : checks) {
+      if (c.informational) continue;
+      ++judged;
+      if (c.pass)
+        ++passing;
+      else
+        failing += (failing.empty() ? "" : ", ") + c.name;
+    }
+    runReport.checks =
+        signal ? "stopped by " + signalName(signal) + " after frame " + std::to_string(framesDone)
+        : failing.empty()
+            ? std::to_string(passing) + " of " + std::to_string(judged) + " checks pass"
+            : "FAIL: " + failing + " (" + std::to_string(passing) + " of " +
+                  std::to_string(judged) + " pass)";
     if (cloth) {
       runReport.intersections = cloth->intersectionsPerFrame();
       runReport.intersectingPairs = cloth->intersectingPairs();

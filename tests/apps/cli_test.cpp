@@ -110,6 +110,7 @@ TEST_F(CliTest, RunWritesAnHtmlPlayerOfClothAndBodies) {
   EXPECT_EQ(meta["frameMs"].size(), 3u);
   EXPECT_THAT(meta["summary"]["text"].get<std::string>(), HasSubstr("pass finite"));
   EXPECT_THAT(meta["summary"]["text"].get<std::string>(), HasSubstr("FAIL settled"));
+  EXPECT_THAT(meta["summary"]["checks"].get<std::string>(), HasSubstr("FAIL: settled ("));
   // Triangles (uint32 × 3), then four frames of 16-bit positions, padded to 4 bytes.
   EXPECT_EQ(pageDataBytes(page), 2048u * 12u + (1089u * 6u * 4u + 3u) / 4u * 4u);
   // The quantization box holds the cloth's start: x in [-0.8, 0.8], y in [0, 1.6] m at z = 1.2 m.
@@ -127,6 +128,7 @@ TEST_F(CliTest, RunWritesAnHtmlPlayerOfClothAndBodies) {
   EXPECT_EQ(cableMeta["bodies"]["count"], 60);
   EXPECT_EQ(cableMeta["bodies"]["shapes"].size(), 60u);  // a capsule per segment
   EXPECT_EQ(cableMeta["bodies"]["shapes"][0][1], "capsule");
+  EXPECT_THAT(cableMeta["summary"]["checks"].get<std::string>(), testing::EndsWith("checks pass"));
   // Per frame and body: uint16 × 3 positions, then int16 × 4 orientations.
   EXPECT_EQ(pageDataBytes(cablePage), 3u * 60u * 6u + 3u * 60u * 8u);
 }
