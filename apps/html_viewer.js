@@ -110,7 +110,7 @@
         const r = d[2], h = d[3];
         const cyl = batch("cyl" + r, function () { return new THREE.CylinderBufferGeometry(r, r, 1, 12, 1, true).rotateX(Math.PI / 2); });
         cyl.items.push({ body: d[0], local: local.clone().multiply(new THREE.Matrix4().makeScale(1, 1, 2 * h)) });
-        const cap = batch("sph" + r, function () { return new THREE.SphereBufferGeometry(r, 12, 8); });
+        const cap = batch("sph" + r, function () { return new THREE.SphereBufferGeometry(r, 10, 6); });
         cap.items.push({ body: d[0], local: local.clone().multiply(new THREE.Matrix4().makeTranslation(0, 0, h)) });
         cap.items.push({ body: d[0], local: local.clone().multiply(new THREE.Matrix4().makeTranslation(0, 0, -h)) });
       } else if (d[1] === "sphere") {
