@@ -203,8 +203,8 @@ void bindCommands(nb::module_& m) {
       nb::arg("launch_table") = "", nb::arg("iterations") = 0, nb::arg("mesh") = "",
       nb::arg("use_graphs") = true, nb::arg("quiet") = false,
       "weft run: simulates a registered scene with all its checks and returns its summary as a "
-      "dict (summary['result'] is 'pass' when every check passed). Frames are written to out_dir "
-      "(format 'usda', 'obj') only when out_dir is given.");
+      "dict (summary['all_checks_pass'] is True when every check passed). Frames go to out_dir "
+      "(format 'usda' by default, 'obj' or 'html': the player page) only when out_dir is given.");
 
   m.def(
       "bench",
