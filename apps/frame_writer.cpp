@@ -285,7 +285,10 @@ class ObjSequenceWriter final : public FrameWriter {
 FrameFormat parseFrameFormat(const std::string& text) {
   if (text == "usda") return FrameFormat::Usda;
   if (text == "obj") return FrameFormat::Obj;
-  if (text == "html") return FrameFormat::Html;
+  if (text == "html") {
+    requireHtmlViewer();  // with the other input checks, before any simulation work
+    return FrameFormat::Html;
+  }
   if (text == "none") return FrameFormat::None;
   throw Error("unknown output format '" + text + "': expected usda, obj, html or none");
 }
@@ -299,8 +302,6 @@ std::unique_ptr<FrameWriter> makeFrameWriter(FrameFormat format, const std::stri
   if (format == FrameFormat::Obj && rigid)
     throw Error("--format obj writes cloth meshes only; " + sceneName +
                 " has rigid bodies: use usda or none");
-  if (format == FrameFormat::Html && !htmlViewerAvailable())
-    return makeHtmlWriter({}, sceneName, cloth, rigid, framesPerSecond);  // throws, saying why
   const fs::path dir = prepareDirectory(directory);
   if (format == FrameFormat::Html)
     return makeHtmlWriter(dir / (sceneName + ".html"), sceneName, cloth, rigid, framesPerSecond);

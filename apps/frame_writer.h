@@ -23,7 +23,8 @@
 namespace weft {
 
 enum class FrameFormat { Usda, Obj, Html, None };
-/// "usda", "obj", "html" or "none"; anything else throws weft::Error.
+/// "usda", "obj", "html" or "none"; anything else (or html in a build without the viewer) throws
+/// weft::Error.
 FrameFormat parseFrameFormat(const std::string& text);
 
 /// One frame of a simulation: the cloth's particle positions and the rigid bodies' poses (empty

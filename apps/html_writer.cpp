@@ -33,6 +33,13 @@ bool htmlViewerAvailable() {
 #endif
 }
 
+void requireHtmlViewer() {
+  if (!htmlViewerAvailable())
+    throw Error(
+        "--format html: this build has no HTML viewer (three.js was not found when it was "
+        "configured: apt-get install libjs-three, then configure again)");
+}
+
 namespace {
 
 std::string base64(const std::vector<uint8_t>& bytes) {
@@ -302,10 +309,7 @@ class HtmlWriter final : public FrameWriter {
 std::unique_ptr<FrameWriter> makeHtmlWriter(const std::filesystem::path& path,
                                             const std::string& scene, const ModelDesc* cloth,
                                             const RigidDesc* rigid, double framesPerSecond) {
-  if (!htmlViewerAvailable())
-    throw Error(
-        "--format html: this build has no HTML viewer (three.js was not found when it was "
-        "configured: apt-get install libjs-three, then configure again)");
+  requireHtmlViewer();
   return std::make_unique<HtmlWriter>(path, scene, cloth, rigid, framesPerSecond);
 }
 

@@ -12,6 +12,8 @@ namespace weft {
 
 /// Whether this build embeds the viewer (three.js was found when it was configured).
 bool htmlViewerAvailable();
+/// Throws weft::Error saying how to get the viewer when this build has none.
+void requireHtmlViewer();
 
 /// A writer of `cloth`, `rigid` or both into the page `path`, written by finish() (with the run's
 /// report, FrameWriter::setRunReport). Throws weft::Error when the build has no viewer.

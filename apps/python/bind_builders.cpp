@@ -88,7 +88,7 @@ void bindBuilders(nb::module_& m) {
              const std::optional<EdgeMaterial>& edgeMaterial, float particleRadius) {
             ClothMeshParams p;
             p.vertices = rowsOf<Vec3>(vertices, "vertices");
-            p.triangles = intRowsOf<Int3>(triangles, "triangles");
+            p.triangles = rowsOf<Int3>(triangles, "triangles");
             p.position = position;
             p.rotation = rotation;
             p.scale = scale;

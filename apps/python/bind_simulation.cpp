@@ -112,10 +112,13 @@ void make(PySimulation& s, nb::handle device, const ModelDesc* cloth, const Rigi
                                        s.rigid.get(), rigidOptions, 1.0 / fps, substeps, useGraphs);
 }
 
-/// The buffer itself, shaped (count, columns): NumPy on the CPU backend, a DLPack-capable array
-/// on CUDA; `owner` (the Simulation) lives as long as the view.
-nb::object viewOf(PySimulation& s, float* data, size_t count, size_t columns, nb::handle owner) {
-  const size_t shape[2] = {count, columns};
+/// State buffer `b` itself, shaped (count, floats per element): NumPy on the CPU backend, a
+/// DLPack-capable array on CUDA; `owner` (the Simulation) lives as long as the view.
+template <class T>
+nb::object viewOf(PySimulation& s, DeviceBuffer<T>& b, nb::handle owner) {
+  static_assert(sizeof(T) % sizeof(float) == 0);
+  float* data = reinterpret_cast<float*>(b.data());
+  const size_t shape[2] = {b.size(), sizeof(T) / sizeof(float)};
   if (!s.device->device->isCuda())
     return nb::cast(nb::ndarray<nb::numpy, float>(data, 2, shape, owner));
   return nb::cast(nb::ndarray<float>(data, 2, shape, owner, nullptr, nb::dtype<float>(),
@@ -266,8 +269,7 @@ void bindSimulation(nb::module_& m) {
           "positions_view",
           [](nb::handle self) {
             PySimulation& s = nb::cast<PySimulation&>(self);
-            auto& b = s.clothPart().state().positions;
-            return viewOf(s, reinterpret_cast<float*>(b.data()), b.size(), 3, self);
+            return viewOf(s, s.clothPart().state().positions, self);
           },
           "The particle positions in place, (n, 3) float32, no copy: a NumPy array on the CPU "
           "backend, device memory with __dlpack__ on CUDA (torch.from_dlpack, cupy.from_dlpack).")
@@ -275,8 +277,7 @@ void bindSimulation(nb::module_& m) {
           "velocities_view",
           [](nb::handle self) {
             PySimulation& s = nb::cast<PySimulation&>(self);
-            auto& b = s.clothPart().state().velocities;
-            return viewOf(s, reinterpret_cast<float*>(b.data()), b.size(), 3, self);
+            return viewOf(s, s.clothPart().state().velocities, self);
           },
           "The particle velocities in place (see positions_view).")
       .def_prop_ro(
@@ -318,8 +319,7 @@ void bindSimulation(nb::module_& m) {
           "poses_view",
           [](nb::handle self) {
             PySimulation& s = nb::cast<PySimulation&>(self);
-            auto& b = s.rigidPart().state().poses;
-            return viewOf(s, reinterpret_cast<float*>(b.data()), b.size(), 7, self);
+            return viewOf(s, s.rigidPart().state().poses, self);
           },
           "The body poses in place, (n, 7) float32, no copy (see positions_view).")
       .def_prop_ro(

@@ -42,25 +42,17 @@ nb::object intArray(const std::vector<T>& values) {
                   sizeof(T) / sizeof(int));
 }
 
-/// A (rows, columns) float array from Python as a vector of T (T = `columns` packed floats): any
-/// array-like NumPy converts (dtype and layout); `what` names it in the error for a wrong shape.
-using FloatRows = nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-using IntRows = nb::ndarray<const int, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-template <class T>
-std::vector<T> rowsOf(const FloatRows& array, const char* what) {
-  constexpr size_t columns = sizeof(T) / sizeof(float);
-  if (array.shape(1) != columns)
-    throw nb::value_error((std::string(what) + " must have shape (n, " + std::to_string(columns) +
-                           "), not (" + std::to_string(array.shape(0)) + ", " +
-                           std::to_string(array.shape(1)) + ")")
-                              .c_str());
-  std::vector<T> out(array.shape(0));
-  std::memcpy(static_cast<void*>(out.data()), array.data(), out.size() * sizeof(T));
-  return out;
-}
-template <class T>
-std::vector<T> intRowsOf(const IntRows& array, const char* what) {
-  constexpr size_t columns = sizeof(T) / sizeof(int);
+/// A (rows, columns) array from Python as a vector of T (T = `columns` packed Scalars: Vec3 from
+/// floats, Int3 from ints): any array-like NumPy converts (dtype and layout); `what` names it in
+/// the error for a wrong shape.
+template <class Scalar>
+using Rows = nb::ndarray<const Scalar, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using FloatRows = Rows<float>;
+using IntRows = Rows<int>;
+template <class T, class Scalar>
+std::vector<T> rowsOf(const Rows<Scalar>& array, const char* what) {
+  static_assert(sizeof(T) % sizeof(Scalar) == 0);
+  constexpr size_t columns = sizeof(T) / sizeof(Scalar);
   if (array.shape(1) != columns)
     throw nb::value_error((std::string(what) + " must have shape (n, " + std::to_string(columns) +
                            "), not (" + std::to_string(array.shape(0)) + ", " +
