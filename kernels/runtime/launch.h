@@ -64,10 +64,6 @@ namespace weft {
 /// Largest part count a tile item may have (shared memory holds one Part per part, padded to a
 /// power of two). Model building rejects meshes whose vertices exceed it.
 inline constexpr int kMaxTileParts = 256;
-#if defined(__CUDACC__)
-static_assert((1 << (detail::kTileLevels - 1)) >= kMaxTileParts,
-              "a one-lane tile keeps a partial sum per level");
-#endif
 
 namespace detail {
 

@@ -16,7 +16,7 @@
 //                tile no longer leaves most of a warp and most of the SM's block slots empty;
 //                larger tiles are one block each and synchronize the block; a tile of one lane
 //                (for batches that fill the GPU with items) keeps only a partial sum per tree
-//                level, in its own memory, and needs no shared memory;
+//                level, in shared memory;
 //   group        a group of G lanes of one warp per item (kGroupBlockThreads / G items a block),
 //                with G × K::kSharedIntsPerLane ints of shared memory of its own.
 #pragma once
@@ -102,9 +102,6 @@ __device__ T shuffleDown(const T& value, int delta, unsigned mask, int width) {
 /// rank 0 finishes the item. `slotsPerTile` = maxParts rounded up to a power of two. A tile of at
 /// most 32 lanes whose item has no more (padded) parts than lanes runs the same tree with warp
 /// shuffles instead of shared memory.
-/// Partial sums a one-lane tile keeps (TilesBody<1>): log2(kMaxTileParts) + 1 (launch.h checks).
-inline constexpr int kTileLevels = 9;
-
 template <int kTile>
 struct TilesBody {
   template <class K>
@@ -120,25 +117,48 @@ struct TilesBody {
       // One lane: the same tree, leaf by leaf. The tree pairs slot s with s + stride for stride =
       // width/2 … 1, which is the tree of adjacent pairs over the slots in bit-reversed order;
       // taking the leaves in that order, a binary counter of partial sums (one per level) adds
-      // each pair as soon as both halves exist, so log2(width) + 1 parts live instead of width
-      // slots, and no shared memory is needed.
+      // each pair as soon as both halves exist, so log2(width) partial sums wait instead of width
+      // slots (the root is never stored). The levels are indexed at run time, so they cannot be
+      // registers; they live in shared memory (tileLayout: log2(slotsPerTile) per tile), word w of
+      // level l of tile t at [(l · words + w) · tiles + t], so a warp's lanes touch 32 consecutive
+      // words. In a local array instead, 4096 y_junction worlds stored 211 MB a launch to local
+      // memory that L2 evicted to DRAM (docs/PERFORMANCE.md, "The one-lane tile's levels").
+      static_assert(std::is_trivially_copyable_v<Part> && sizeof(Part) % sizeof(unsigned) == 0);
+      constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
+      unsigned* const levelWords = reinterpret_cast<unsigned*>(sharedBytes) + tileInBlock;
+      const auto storeLevel = [&](int level, const Part& p) {
+        unsigned words[kWords];
+        memcpy(words, &p, sizeof(Part));
+#pragma unroll
+        for (int w = 0; w < kWords; ++w)
+          levelWords[(level * kWords + w) * tilesPerBlock] = words[w];
+      };
+      const auto loadLevel = [&](int level) {
+        unsigned words[kWords];
+#pragma unroll
+        for (int w = 0; w < kWords; ++w)
+          words[w] = levelWords[(level * kWords + w) * tilesPerBlock];
+        Part p;
+        memcpy(&p, words, sizeof(Part));
+        return p;
+      };
       const int parts = kernel.partCount(item);
       int bits = 0;
       while ((1 << bits) < parts) ++bits;
-      Part levels[kTileLevels];
+      Part sum{};
       for (int i = 0; i < (1 << bits); ++i) {
         int s = 0;  // i with its `bits` low bits reversed
         for (int b = 0; b < bits; ++b) s |= ((i >> b) & 1) << (bits - 1 - b);
-        Part sum = s < parts ? kernel.part(item, s) : Part{};
+        sum = s < parts ? kernel.part(item, s) : Part{};
         int level = 0;
         for (; (i >> level) & 1; ++level) {
-          Part left = levels[level];
+          Part left = loadLevel(level);
           left += sum;
           sum = left;
         }
-        levels[level] = sum;
+        if (i + 1 < (1 << bits)) storeLevel(level, sum);  // the last sum is the root
       }
-      kernel.finish(item, parts > 0 ? levels[bits] : Part{});
+      kernel.finish(item, parts > 0 ? sum : Part{});
       return;
     }
     Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
@@ -336,12 +356,11 @@ void tileLayout(const K& kernel, int tile, int& slotsPerTile, int& tilesPerBlock
                 size_t& sharedBytes) {
   slotsPerTile = 1;
   while (slotsPerTile < kernel.maxParts()) slotsPerTile *= 2;
-  if (tile == 1) {  // one lane per item keeps its partial sums itself (TilesBody<1>)
-    tilesPerBlock = kTileBlockThreads;
-    sharedBytes = 0;
-    return;
-  }
-  const size_t perTile = size_t(slotsPerTile) * sizeof(typename K::Part);
+  // A tile of one lane keeps a partial sum per tree level (TilesBody<1>), others a slot per part.
+  // (levels 0 … log2(slotsPerTile) − 1: the root is never stored).
+  int levels = 0;
+  while ((1 << levels) < slotsPerTile) ++levels;
+  const size_t perTile = size_t(tile == 1 ? levels : slotsPerTile) * sizeof(typename K::Part);
   tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;
   while (tilesPerBlock > 1 && size_t(tilesPerBlock) * perTile > kDefaultSharedBytesPerBlock)
     tilesPerBlock /= 2;
