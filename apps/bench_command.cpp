@@ -16,15 +16,33 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/bench.h"
+#include "apps/bench_ranks.h"
 #include "apps/commands.h"
 #include "apps/common.h"
 #include "apps/interrupt.h"
+#include "apps/ranks.h"
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/files.h"
 #include "scenes/scene.h"
 #include "weft_version.h"
 
 namespace weft {
+
+std::vector<int> parseWorldCounts(const std::string& spec) {
+  std::vector<int> counts;
+  for (const std::string& item : splitList(spec)) {
+    char* end = nullptr;
+    const long n = std::strtol(item.c_str(), &end, 10);
+    if (end == item.c_str() || *end != '\0' || n < 1 || n > 1000000)
+      throw Error("--worlds: '" + item + "' is not a world count from 1 to 1000000");
+    if (!counts.empty() && n <= counts.back())
+      throw Error("--worlds: give the counts in ascending order (" + spec + ")");
+    counts.push_back(int(n));
+  }
+  if (counts.empty() && !spec.empty()) throw Error("--worlds: no world count in '" + spec + "'");
+  return counts;
+}
+
 namespace {
 
 /// The reference's figures on an H100: Newton 1.8.0 on Warp 1.19.0, measured 2026-11-23 over the
@@ -66,21 +84,6 @@ std::map<int, double> referenceWorlds(const std::string& scene, const std::strin
       {"cable_pile", {{1, 1691.0}, {8, 5939.0}, {64, 7274.0}}}};
   auto it = h100.find(scene);
   return it == h100.end() ? std::map<int, double>{} : it->second;
-}
-
-std::vector<int> parseWorldCounts(const std::string& spec) {
-  std::vector<int> counts;
-  for (const std::string& item : splitList(spec)) {
-    char* end = nullptr;
-    const long n = std::strtol(item.c_str(), &end, 10);
-    if (end == item.c_str() || *end != '\0' || n < 1 || n > 1000000)
-      throw Error("--worlds: '" + item + "' is not a world count from 1 to 1000000");
-    if (!counts.empty() && n <= counts.back())
-      throw Error("--worlds: give the counts in ascending order (" + spec + ")");
-    counts.push_back(int(n));
-  }
-  if (counts.empty() && !spec.empty()) throw Error("--worlds: no world count in '" + spec + "'");
-  return counts;
 }
 
 /// A log-log chart of world-substeps per second against worlds: Weft's measured series (solid)
@@ -660,6 +663,7 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
 
 int benchCommand(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) {
   const InterruptScope interrupts;
+  if (ranks().several()) return benchOnRanks(options, out, err);
   try {
     return bench(options, out, err);
   } catch (const Interrupted& e) {

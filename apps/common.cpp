@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "apps/ranks.h"
 #include "kernels/runtime/errors.h"
 #include "scenes/scene.h"
 
@@ -50,7 +51,11 @@ void checkOutputFolder(const std::string& path, const std::string& option) {
 std::unique_ptr<Device> openDevice(const std::string& deviceName, bool debugLaunches) {
   DeviceOptions options;
   options.debugLaunches = debugLaunches;
-  return Device::open(parseDeviceRequest(deviceName), options);
+  const DeviceRequest request = parseDeviceRequest(deviceName);
+  // One of several ranks (mpirun): the GPU of its local rank, modulo the GPUs it sees.
+  if (ranks().several() && request != DeviceRequest::Cpu)
+    options.cudaOrdinal = cudaOrdinalOfRank(ranks(), visibleCudaDevices());
+  return Device::open(request, options);
 }
 
 TableSelection applyLaunchTable(Device& device, const std::string& tablePath,

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,8 @@
 #include "apps/frame_writer.h"
 #include "apps/interrupt.h"
 #include "apps/progress.h"
+#include "apps/ranks.h"
+#include "apps/run_ranks.h"
 #include "collision/intersection_check.h"
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/files.h"
@@ -102,30 +105,11 @@ void addTimingAndChecks(nlohmann::json& j, double usPerSubstep, double msPerFram
   j["all_checks_pass"] = allPass;
 }
 
-/// Every check passed (information never fails a run).
-bool allChecksPass(const std::vector<CheckResult>& checks) {
-  return std::all_of(checks.begin(), checks.end(),
-                     [](const CheckResult& c) { return c.pass || c.informational; });
-}
-
-void printChecks(std::ostream& out, const std::vector<CheckResult>& checks) {
-  for (const CheckResult& c : checks)
-    out << (c.informational ? "  info          "
-            : c.pass        ? "  check         pass "
-                            : "  check         FAIL ")
-        << c.name << ": " << c.detail << "\n";
-}
-
-/// The last lines of a run: how a signal stopped it, if one did, and the verdict.
-void printOutcome(std::ostream& out, int signal, long long framesDone, int frames, bool allPass) {
-  if (signal)
-    out << "  interrupted   by " << signalName(signal) << " after frame " << framesDone << " of "
-        << frames << "; the outputs hold frames 0-" << framesDone << ", complete; checks not run\n";
-  out << "  result        "
-      << (signal    ? "interrupted"
-          : allPass ? "all checks pass"
-                    : "FAILED")
-      << "\n";
+/// FNV-1a (64 bit) of `bytes` bytes, continuing from `hash`.
+uint64_t fnv1a(const void* data, size_t bytes, uint64_t hash = 0xcbf29ce484222325ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < bytes; ++i) hash = (hash ^ p[i]) * 0x100000001b3ull;
+  return hash;
 }
 
 /// Bytes of every buffer allocated on `device` now.
@@ -309,10 +293,10 @@ class ClothRun {
   }
 
   /// World k's checks, judged on its own particles where it would be alone (the whole model for
-  /// one world).
+  /// one world that is the whole batch).
   std::vector<CheckResult> checks(int k, int frames) const {
     std::vector<CheckResult> out;
-    if (worlds_.count() == 1)
+    if (worlds_.wholeModel())
       out = scene_.cloth.checks(CheckInput{desc(), positions_, velocities_, frames});
     else
       out = scene_.cloth.checks(CheckInput{worlds_.model(k), worlds_.placedAlone(positions_, k),
@@ -320,6 +304,12 @@ class ClothRun {
     if (scene_.cloth.checksSelfIntersections)
       out.push_back(checkNoSelfIntersections(perWorld_[size_t(k)]));
     return out;
+  }
+  /// World k's final positions and velocities, as bytes into `hash` (world_state_hashes).
+  uint64_t hashWorld(int k, uint64_t hash) const {
+    const size_t first = size_t(worlds_.begin[size_t(k)]), n = size_t(worlds_.size(k));
+    hash = fnv1a(positions_.data() + first, n * sizeof(Vec3), hash);
+    return fnv1a(velocities_.data() + first, n * sizeof(Vec3), hash);
   }
   /// That the last frame's candidate lists held every pair: the regrowth loop guarantees it, the
   /// check makes a broken guarantee visible.
@@ -460,7 +450,7 @@ class RigidRun {
   std::optional<Divergence> readFrame(Simulation& sim, long long frame) {
     poses_ = sim.rigid().poses();
     const int numWorlds = worlds_.count();
-    if (numWorlds == 1) {
+    if (worlds_.wholeModel()) {
       integrity_.front().record(desc(), poses_, int(frame));
     } else {
       for (int k = 0; k < numWorlds; ++k)
@@ -483,10 +473,10 @@ class RigidRun {
   }
 
   /// World k's checks, judged on its own bodies where it would be alone (the whole model for one
-  /// world).
+  /// world that is the whole batch).
   std::vector<CheckResult> checks(int k, int frames) const {
     const double seconds = frames / scene_.fps;
-    if (worlds_.count() == 1)
+    if (worlds_.wholeModel())
       return scene_.rigid.checks(RigidCheckInput{desc(), poses_, linear_, angular_, frames, seconds,
                                                  &integrity_.front(), history_});
     std::vector<std::vector<Transform>> h;
@@ -494,6 +484,13 @@ class RigidRun {
     return scene_.rigid.checks(RigidCheckInput{worlds_.model(k), worlds_.placedAlone(poses_, k),
                                                worlds_.part(linear_, k), worlds_.part(angular_, k),
                                                frames, seconds, &integrity_[size_t(k)], h});
+  }
+  /// World k's final poses and velocities, as bytes into `hash` (world_state_hashes).
+  uint64_t hashWorld(int k, uint64_t hash) const {
+    const size_t first = size_t(worlds_.begin[size_t(k)]), n = size_t(worlds_.size(k));
+    hash = fnv1a(poses_.data() + first, n * sizeof(Transform), hash);
+    hash = fnv1a(linear_.data() + first, n * sizeof(Vec3), hash);
+    return fnv1a(angular_.data() + first, n * sizeof(Vec3), hash);
   }
   std::optional<CheckResult> contactsComplete(const Simulation& sim) const {
     const RigidPart::ContactReport& r = sim.rigid().contactReport();
@@ -646,16 +643,25 @@ void checkPartFlags(const RunOptions& options, const Scene& scene, bool cloth, b
                 scene.name + " is a cloth scene");
 }
 
-int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
+/// One run: the whole batch of `options`, or (`slice`, one rank of an mpirun) its worlds
+/// slice->first … of the batch, whose summary (with every world's checks) then goes to `rankReport`
+/// instead of being printed or written (run_ranks.cpp gathers and prints the ranks' reports).
+int runScene(const RunOptions& options, std::ostream& out, std::ostream& err,
+             const WorldSlice* slice = nullptr, nlohmann::json* rankReport = nullptr) {
   // ---- Validate everything before anything is written -----------------------------------
   const Scene& scene = findScene(options.scene);
   const FrameFormat format = parseFrameFormat(options.format);
   if (options.frames < 0) throw Error("--frames must be positive");
   const int frames = options.frames > 0 ? options.frames : scene.defaultFrames;
   auto device = openDevice(options.device, options.debugLaunches);
-  const TableSelection table =
-      applyLaunchTable(*device, options.launchTable, scene.name, err, options.worlds);
-  const SceneOptions sceneOptions = sceneOptionsOf(options);
+  const TableSelection table = applyLaunchTable(*device, options.launchTable, scene.name, err,
+                                                slice ? slice->count : options.worlds);
+  SceneOptions sceneOptions = sceneOptionsOf(options);
+  if (slice) {
+    sceneOptions.worlds = slice->count;
+    sceneOptions.firstWorld = slice->first;
+    sceneOptions.batchWorlds = slice->total;
+  }
   checkOutputFile(options.summaryPath, "--summary");  // before the simulation, not after it
   if (format != FrameFormat::None) checkOutputFolder(options.outDir, "--out");
   const size_t deviceBytes = device->isCuda() ? device->gpu().totalMemoryBytes : 0;
@@ -679,8 +685,13 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   if (rigid) rigid->readInitial(sim);
 
   // ---- Simulate ------------------------------------------------------------------------------
+  // A rank's files carry its worlds' numbers, so the ranks of an mpirun share one folder.
+  const std::string outputName = slice && slice->count < slice->total
+                                     ? scene.name + ".worlds" + std::to_string(slice->first) + "-" +
+                                           std::to_string(slice->first + slice->count - 1)
+                                     : scene.name;
   std::unique_ptr<FrameWriter> writer =
-      makeFrameWriter(format, options.outDir, scene.name, cloth ? &cloth->desc() : nullptr,
+      makeFrameWriter(format, options.outDir, outputName, cloth ? &cloth->desc() : nullptr,
                       rigid ? &rigid->desc() : nullptr, scene.fps, frames);
   const auto frameState = [&] {
     return FrameState{cloth ? cloth->positions() : std::span<const Vec3>{},
@@ -691,7 +702,12 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<double> frameMs;
   std::optional<Divergence> divergence;
   int framesRun = 0;  // fewer than `frames` when a signal stopped the run
-  ProgressBar progress("weft run " + scene.name, frames);
+  ProgressBar progress(
+      "weft run " + scene.name +
+          (slice ? ", " + ranks().describe() + ", worlds " + std::to_string(slice->first) + "-" +
+                       std::to_string(slice->first + slice->count - 1)
+                 : ""),
+      frames);
   const auto wallStart = std::chrono::steady_clock::now();
   for (int frame = 1; frame <= frames && !interruptSignal(); ++frame) {
     sim.advanceFrame();
@@ -719,6 +735,8 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
                                            bytesAfter > bytesBefore ? bytesAfter - bytesBefore : 0);
   const int signal = divergence ? 0 : interruptSignal();
   std::vector<CheckResult> checks;
+  std::vector<std::vector<CheckResult>> perWorld;  // each world's own checks
+  std::vector<CheckResult> completeness;           // that no contact was dropped, per part
   if (divergence) {
     checks.push_back(
         {"finite", false,
@@ -727,7 +745,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
              " became non-finite at frame " + std::to_string(divergence->frame)});
   } else if (!signal) {
     // Each world judged on its own particles and bodies, where it would be alone.
-    std::vector<std::vector<CheckResult>> perWorld(static_cast<size_t>(numWorlds));
+    perWorld.resize(static_cast<size_t>(numWorlds));
     for (int k = 0; k < numWorlds; ++k) {
       if (cloth) perWorld[size_t(k)] = cloth->checks(k, frames);
       if (rigid) {
@@ -743,7 +761,8 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
     }
     for (std::optional<CheckResult> c : {cloth ? cloth->contactsComplete(sim) : std::nullopt,
                                          rigid ? rigid->contactsComplete(sim) : std::nullopt})
-      if (c) checks.push_back(*c);
+      if (c) completeness.push_back(*c);
+    checks.insert(checks.end(), completeness.begin(), completeness.end());
   }
   const bool allPass = !signal && allChecksPass(checks);
   const double msPerFrame = median(frameMs);
@@ -785,6 +804,54 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   }
 
   // ---- Summary -------------------------------------------------------------------------------
+  nlohmann::json j;
+  if (!options.summaryPath.empty() || rankReport) {
+    j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);
+    j["scene_options"] = sceneOptions.values;
+    j["iterations"] = cloth ? cloth->solverOptions().iterations : rigid->solverOptions().iterations;
+    if (cloth && rigid) j["rigid_iterations"] = rigid->solverOptions().iterations;
+    j["device_buffer_megabytes"] = report.deviceMegabytes;
+    j["worlds"] = report.json(scene, sceneOptions, *device);
+    if (cloth) cloth->addJson(j, sim, divergence.has_value());
+    if (rigid) rigid->addJson(j, sim);
+    addTimingAndChecks(j, usPerSubstep, msPerFrame, frameMs, wallSeconds, checks, allPass);
+    j["diverged"] = divergence
+                        ? nlohmann::json{{"frame", divergence->frame},
+                                         {divergence->what, divergence->index},
+                                         {"world", sceneOptions.firstWorld + divergence->world}}
+                        : nlohmann::json(nullptr);
+    j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
+    j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
+    // Each world's final state as a 64-bit FNV-1a of its bytes (positions and velocities, poses
+    // and velocities): equal hashes, equal bits (a batch against its worlds alone, run to run,
+    // one process against the ranks of an mpirun).
+    nlohmann::json hashes = nlohmann::json::array();
+    for (int k = 0; k < numWorlds && !divergence; ++k) {
+      uint64_t hash = 0xcbf29ce484222325ull;
+      if (cloth) hash = cloth->hashWorld(k, hash);
+      if (rigid) hash = rigid->hashWorld(k, hash);
+      char text[24];
+      std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(hash));
+      hashes.push_back(text);
+    }
+    j["world_state_hashes"] = hashes;
+  }
+  if (rankReport) {  // one rank's part: its worlds' own checks for run_ranks.cpp to combine
+    nlohmann::json worlds = nlohmann::json::array();
+    for (const std::vector<CheckResult>& w : perWorld) worlds.push_back(checksToJson(w));
+    j["checks_per_world"] = worlds;
+    j["contacts_complete"] = checksToJson(completeness);
+    j["model_line"] = [&] {
+      std::ostringstream line;
+      if (cloth) cloth->printModel(line);
+      if (rigid) rigid->printModel(line, sim);
+      return line.str();
+    }();
+    j["regrowths"] = sim.regrowths();
+    j["world_slice"] = {{"first", slice->first}, {"count", slice->count}, {"total", slice->total}};
+    *rankReport = std::move(j);
+    return signal ? interruptExitCode(signal) : allPass ? kExitOk : kExitCheckFailed;
+  }
   out << "weft run " << scene.name << "\n";
   out << "  device        " << device->describe()
       << (sim.usesGraphs() ? ", one CUDA graph per frame" : "") << "\n";
@@ -818,20 +885,6 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
   printOutcome(out, signal, framesDone, frames, allPass);
 
   if (!options.summaryPath.empty()) {
-    nlohmann::json j = summaryHeader(scene, *device, table, sim.usesGraphs(), framesDone, frames);
-    j["scene_options"] = sceneOptions.values;
-    j["iterations"] = cloth ? cloth->solverOptions().iterations : rigid->solverOptions().iterations;
-    if (cloth && rigid) j["rigid_iterations"] = rigid->solverOptions().iterations;
-    j["device_buffer_megabytes"] = report.deviceMegabytes;
-    j["worlds"] = report.json(scene, sceneOptions, *device);
-    if (cloth) cloth->addJson(j, sim, divergence.has_value());
-    if (rigid) rigid->addJson(j, sim);
-    addTimingAndChecks(j, usPerSubstep, msPerFrame, frameMs, wallSeconds, checks, allPass);
-    j["diverged"] = divergence ? nlohmann::json{{"frame", divergence->frame},
-                                                {divergence->what, divergence->index}}
-                               : nlohmann::json(nullptr);
-    j["outputs"] = writer ? writer->files() : std::vector<std::string>{};
-    j["interrupted"] = signal ? nlohmann::json(signalName(signal)) : nlohmann::json(nullptr);
     writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
     out << "  summary       " << options.summaryPath << "\n";
   }
@@ -842,8 +895,57 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+bool allChecksPass(const std::vector<CheckResult>& checks) {
+  return std::all_of(checks.begin(), checks.end(),
+                     [](const CheckResult& c) { return c.pass || c.informational; });
+}
+
+void printChecks(std::ostream& out, const std::vector<CheckResult>& checks) {
+  for (const CheckResult& c : checks)
+    out << (c.informational ? "  info          "
+            : c.pass        ? "  check         pass "
+                            : "  check         FAIL ")
+        << c.name << ": " << c.detail << "\n";
+}
+
+void printOutcome(std::ostream& out, int signal, long long framesDone, int frames, bool allPass) {
+  if (signal)
+    out << "  interrupted   by " << signalName(signal) << " after frame " << framesDone << " of "
+        << frames << "; the outputs hold frames 0-" << framesDone << ", complete; checks not run\n";
+  out << "  result        "
+      << (signal    ? "interrupted"
+          : allPass ? "all checks pass"
+                    : "FAILED")
+      << "\n";
+}
+
+nlohmann::json checksToJson(const std::vector<CheckResult>& checks) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const CheckResult& c : checks)
+    out.push_back({{"name", c.name},
+                   {"pass", c.pass},
+                   {"detail", c.detail},
+                   {"informational", c.informational}});
+  return out;
+}
+
+std::vector<CheckResult> checksFromJson(const nlohmann::json& j) {
+  std::vector<CheckResult> out;
+  for (const nlohmann::json& c : j)
+    out.push_back({c.at("name").get<std::string>(), c.at("pass").get<bool>(),
+                   c.at("detail").get<std::string>(), c.at("informational").get<bool>()});
+  return out;
+}
+
+int runSlice(const RunOptions& options, const WorldSlice& slice, nlohmann::json& report,
+             std::ostream& err) {
+  std::ostringstream ignored;  // the rank's own summary lines: rank 0 prints the combined ones
+  return runScene(options, ignored, err, &slice, &report);
+}
+
 int runCommand(const RunOptions& options, std::ostream& out, std::ostream& err) {
   const InterruptScope interrupts;
+  if (ranks().several()) return runOnRanks(options, out, err);
   try {
     return runScene(options, out, err);
   } catch (const Error& e) {

@@ -1,9 +1,12 @@
 // weft tune-launch: measure a launch table for this GPU (tuning/tuner.h) and write it, with its
 // report. Unknown scene names are errors that list the valid ones, unknown kernel names errors
 // that name the closest; sizes that cannot launch are results, not errors.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -13,7 +16,9 @@
 #include "apps/common.h"
 #include "apps/interrupt.h"
 #include "apps/progress.h"
+#include "apps/ranks.h"
 #include "kernels/runtime/errors.h"
+#include "kernels/runtime/files.h"
 #include "scenes/scene.h"
 #include "tuning/tuner.h"
 #include "tuning/tuning_report.h"
@@ -178,10 +183,118 @@ int tune(const TuneOptions& options, std::ostream& out) {
   return kExitOk;
 }
 
+/// tune-launch as one rank of several (docs/SCALING.md): the lowest rank of each distinct GPU
+/// model tunes (the others wait), then the tables go to every rank, and a rank of that model on
+/// another machine writes it there too, so each rank finds its own model's table. Rank 0 prints
+/// every tuning rank's lines and every rank's error.
+int tuneOnRanks(const TuneOptions& options, std::ostream& out, std::ostream& err) {
+  Ranks& r = ranks();
+  const int size = r.size(), rank = r.rank();
+  if (rank != 0) ProgressBar::silence(true);
+  // Which GPU model each rank has ("" and the reason when it has none).
+  nlohmann::json mine = {{"host", r.host()}};
+  if (visibleCudaDevices() == 0) {
+    mine["error"] = "tuning measures launch sizes on a CUDA GPU, but " + cudaUnavailableReason();
+  } else {
+    try {
+      mine["model"] = openDevice("cuda", false)->gpu().identity.name;
+    } catch (const std::exception& e) {
+      mine["error"] = std::string(e.what());
+    }
+  }
+  std::vector<nlohmann::json> ranksInfo;
+  for (const std::string& g : r.allGather(mine.dump()))
+    ranksInfo.push_back(nlohmann::json::parse(g));
+  std::map<std::string, int> tuner;  // model → the rank that tunes it
+  std::string failures;
+  for (int k = 0; k < size; ++k) {
+    const nlohmann::json& info = ranksInfo[size_t(k)];
+    if (info.contains("error"))
+      failures += "  rank " + std::to_string(k) + " (" + info.at("host").get<std::string>() +
+                  "): " + info.at("error").get<std::string>() + "\n";
+    else
+      tuner.try_emplace(info.at("model").get<std::string>(), k);
+  }
+  if (failures.empty() && !options.out.empty() && tuner.size() > 1)
+    failures = "  --out names one table, but the ranks have " + std::to_string(tuner.size()) +
+               " GPU models: leave --out out to write each model's table under the tables folder\n";
+  if (!failures.empty()) {
+    if (rank == 0) err << "weft tune-launch: error on the ranks:\n" << failures;
+    return kExitError;
+  }
+
+  // The tuning ranks tune; their lines and tables go to every rank.
+  const bool tunes = std::any_of(tuner.begin(), tuner.end(),
+                                 [&](const auto& entry) { return entry.second == rank; });
+  nlohmann::json result = {{"tunes", tunes}};
+  if (tunes) {
+    std::ostringstream lines, errors;
+    std::string json;
+    TuneOptions o = options;
+    o.resultJson = &json;
+    int code = kExitError;
+    try {
+      code = tune(o, rank == 0 ? out : lines);
+    } catch (const Interrupted& e) {
+      errors << "weft tune-launch: " << e.what() << "; stopped before writing the table\n";
+      code = interruptExitCode(e.signal);
+    } catch (const Error& e) {
+      errors << "weft tune-launch: error: " << e.what() << "\n";
+    }
+    result["code"] = code;
+    result["lines"] = lines.str();
+    result["errors"] = errors.str();
+    if (code == kExitOk) {
+      const std::string path = nlohmann::json::parse(json).at("table");
+      result["table_path"] = path;
+      std::ifstream in(path);
+      std::stringstream text;
+      text << in.rdbuf();
+      result["table"] = text.str();
+    }
+  }
+  std::vector<nlohmann::json> results;
+  for (const std::string& g : r.allGather(result.dump()))
+    results.push_back(nlohmann::json::parse(g));
+  int code = kExitOk;
+  for (int k = 0; k < size; ++k) {
+    const nlohmann::json& res = results[size_t(k)];
+    if (!res.at("tunes").get<bool>()) continue;
+    if (res.at("code").get<int>() != kExitOk) code = res.at("code").get<int>();
+    if (rank != 0) continue;
+    if (k != 0 && !res.at("lines").get<std::string>().empty())
+      out << "rank " << k << " (" << ranksInfo[size_t(k)].at("host").get<std::string>() << ", "
+          << ranksInfo[size_t(k)].at("model").get<std::string>() << "):\n"
+          << res.at("lines").get<std::string>();
+    err << res.at("errors").get<std::string>();
+  }
+  // A rank of a tuned model on another machine writes that model's table there too.
+  const std::string model = ranksInfo[size_t(rank)].at("model");
+  const int source = tuner.at(model);
+  const nlohmann::json& tuned = results[size_t(source)];
+  if (code == kExitOk && source != rank &&
+      ranksInfo[size_t(source)].at("host") != ranksInfo[size_t(rank)].at("host")) {
+    bool firstOnHost = true;  // one writer per machine: the lowest rank of this model there
+    for (int k = 0; k < rank; ++k)
+      if (ranksInfo[size_t(k)].at("host") == ranksInfo[size_t(rank)].at("host") &&
+          ranksInfo[size_t(k)].value("model", "") == model)
+        firstOnHost = false;
+    if (firstOnHost)
+      writeFileAtomically(tuned.at("table_path").get<std::string>(),
+                          tuned.at("table").get<std::string>(), "launch table");
+  }
+  if (rank == 0 && code == kExitOk)
+    out << "  ranks         " << size << ": " << tuner.size() << " GPU model"
+        << (tuner.size() == 1 ? "" : "s")
+        << " tuned once each, the tables shared with every rank\n";
+  return std::stoi(r.broadcast(std::to_string(code), 0));
+}
+
 }  // namespace
 
 int tuneCommand(const TuneOptions& options, std::ostream& out, std::ostream& err) {
   const InterruptScope interrupts;
+  if (ranks().several()) return tuneOnRanks(options, out, err);
   try {
     return tune(options, out);
   } catch (const Interrupted& e) {

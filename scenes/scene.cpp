@@ -69,7 +69,8 @@ void checkSceneFits(const Scene& scene, const SceneOptions& options, size_t host
     given += (given.empty() ? " " : ", ") + std::to_string(options.worlds) + " worlds";
   long long elements = 0;
   for (int k = 0; k < std::max(options.worlds, 1); ++k)
-    elements += scene.elementsFor(worldOptions(options, k, options.worlds));
+    elements +=
+        scene.elementsFor(worldOptions(options, options.firstWorld + k, options.totalWorlds()));
   checkElementsFit(scene.name + (given.empty() ? "" : " with" + given), elements, scene.isCable(),
                    hostBytes, deviceBytes);
 }

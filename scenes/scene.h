@@ -36,6 +36,13 @@ struct SceneOptions {
   // run alone). A value of `values` may be a list or a range spread over the worlds.
   int worlds = 1;
   Vec3 worldSpacing;
+  // A part of a larger batch (one rank of an mpirun; docs/SCALING.md): these `worlds` are worlds
+  // firstWorld … firstWorld + worlds − 1 of a batch of batchWorlds, so that lists and ranges give
+  // them, and the spacing places them, what they get in the whole batch. 0: the whole batch.
+  int firstWorld = 0;
+  int batchWorlds = 0;
+  /// Worlds of the whole batch.
+  int totalWorlds() const { return batchWorlds > 0 ? batchWorlds : worlds; }
 };
 
 struct CableIntegrityRecord;  // scenes/cable_checks.h

@@ -82,10 +82,11 @@ std::string describeWorldVariation(const SceneOptions& options) {
   std::string text;
   for (const auto& [key, value] : options.values) {
     if (!isList(value) && !isRange(value)) continue;
-    text += (text.empty() ? "" : "; ") + key + "=" + value +
-            (isList(value)
-                 ? " (item k mod " + std::to_string(listItems(key, value).size()) + " for world k)"
-                 : " (linear from world 0 to world " + std::to_string(options.worlds - 1) + ")");
+    text +=
+        (text.empty() ? "" : "; ") + key + "=" + value +
+        (isList(value)
+             ? " (item k mod " + std::to_string(listItems(key, value).size()) + " for world k)"
+             : " (linear from world 0 to world " + std::to_string(options.totalWorlds() - 1) + ")");
   }
   return text;
 }
@@ -95,7 +96,7 @@ std::vector<Transform> SceneWorlds<Desc>::placedAlone(std::span<const Transform>
                                                       int world) const {
   std::vector<Transform> out(all.begin() + begin[size_t(world)],
                              all.begin() + begin[size_t(world) + 1]);
-  const Vec3 offset = spacing * float(world);
+  const Vec3 offset = spacing * float(first + world);
   if (offset.x != 0.0f || offset.y != 0.0f || offset.z != 0.0f)
     for (Transform& t : out) t.p = t.p - offset;
   return out;
@@ -104,7 +105,7 @@ std::vector<Transform> SceneWorlds<Desc>::placedAlone(std::span<const Transform>
 template <class Desc>
 std::vector<Vec3> SceneWorlds<Desc>::placedAlone(std::span<const Vec3> all, int world) const {
   std::vector<Vec3> out(all.begin() + begin[size_t(world)], all.begin() + begin[size_t(world) + 1]);
-  const Vec3 offset = spacing * float(world);
+  const Vec3 offset = spacing * float(first + world);
   if (offset.x != 0.0f || offset.y != 0.0f || offset.z != 0.0f)
     for (Vec3& x : out) x = x - offset;
   return out;
@@ -132,19 +133,23 @@ int elementsOf(const ModelDesc& desc) {
 template <class Desc, class Build>
 SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes,
                               Build&& build) {
-  const int n = options.worlds;
+  const int n = options.worlds, first = options.firstWorld, total = options.totalWorlds();
   if (n < 1) throw Error("--worlds must be at least 1 (got " + std::to_string(n) + ")");
-  if (n == 1 && optionsVaryOverWorlds(options))
+  if (first < 0 || first + n > total)
+    throw Error("worlds " + std::to_string(first) + "-" + std::to_string(first + n - 1) +
+                " are not part of a batch of " + std::to_string(total));
+  if (total == 1 && optionsVaryOverWorlds(options))
     throw Error("a scene option given as a list or a range (" + describeWorldVariation(options) +
                 ") spreads values over worlds: give --worlds N as well");
   SceneWorlds<Desc> w;
   w.spacing = options.worldSpacing;
+  w.first = first;
   w.modelOf.resize(size_t(n));
   w.values.reserve(size_t(n));
   std::vector<std::map<std::string, std::string>> distinct;  // the options of each built model
   long long elements = 0;
   for (int k = 0; k < n; ++k) {
-    w.values.push_back(worldOptions(options, k, n));
+    w.values.push_back(worldOptions(options, first + k, total));
     const auto& values = w.values.back().values;
     auto found = std::find(distinct.begin(), distinct.end(), values);
     if (found == distinct.end()) {
@@ -162,12 +167,14 @@ SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, s
   }
   w.begin.assign(size_t(n) + 1, 0);
   for (int k = 0; k < n; ++k) w.begin[size_t(k) + 1] = w.begin[size_t(k)] + elementsOf(w.model(k));
-  if (n == 1) {
+  const bool moved =
+      first > 0 && (w.spacing.x != 0.0f || w.spacing.y != 0.0f || w.spacing.z != 0.0f);
+  if (n == 1 && !moved) {
     w.desc = w.models.front();
   } else {
     std::vector<const Desc*> each(static_cast<size_t>(n));
     for (int k = 0; k < n; ++k) each[size_t(k)] = &w.model(k);
-    w.desc = combineWorlds(each, w.spacing);
+    w.desc = combineWorlds(each, w.spacing, first);
   }
   return w;
 }

@@ -37,9 +37,13 @@ struct SceneWorlds {
   std::vector<int> modelOf;          // world → its entry of `models`
   std::vector<int> begin;            // (worlds + 1): world k's elements are [begin[k], [k + 1])
   std::vector<SceneOptions> values;  // world → its options (worldOptions)
-  Vec3 spacing;                      // world k is moved by k · spacing
+  Vec3 spacing;                      // world k is moved by (first + k) · spacing
+  int first = 0;  // world k is world first + k of the batch (SceneOptions::firstWorld)
 
   int count() const { return int(modelOf.size()); }
+  /// One world, the first of its batch: `desc` is that world's model itself, where it would be
+  /// alone.
+  bool wholeModel() const { return count() == 1 && first == 0; }
   const Desc& model(int world) const { return models[size_t(modelOf[size_t(world)])]; }
   int size(int world) const { return begin[size_t(world) + 1] - begin[size_t(world)]; }
   /// World k's part of `all` (one entry per element of the combined model).
@@ -47,8 +51,8 @@ struct SceneWorlds {
   std::vector<T> part(const std::vector<T>& all, int world) const {
     return {all.begin() + begin[size_t(world)], all.begin() + begin[size_t(world) + 1]};
   }
-  /// World k's poses or positions, moved back by k · spacing: where it would be alone, for its
-  /// checks.
+  /// World k's poses or positions, moved back by (first + k) · spacing: where it would be alone,
+  /// for its checks.
   std::vector<Transform> placedAlone(std::span<const Transform> all, int world) const;
   std::vector<Vec3> placedAlone(std::span<const Vec3> all, int world) const;
   /// The world whose elements include `element`.
@@ -58,9 +62,10 @@ using RigidWorlds = SceneWorlds<RigidDesc>;
 using ClothWorlds = SceneWorlds<ModelDesc>;
 
 /// Builds `options.worlds` worlds of cable scene `scene` (one when options.worlds is 1, the scene's
-/// own model then) placed options.worldSpacing apart; worlds with the same options share one
-/// build. Checks first that the whole batch fits the host (and `deviceBytes`, when not 0).
-/// Throws weft::Error for fewer than one world, a cloth scene, or a model that does not fit.
+/// own model then) placed options.worldSpacing apart (worlds options.firstWorld… of a batch of
+/// options.totalWorlds(): their options and places in that batch); worlds with the same options
+/// share one build. Checks first that the whole batch fits the host (and `deviceBytes`, when not
+/// 0). Throws weft::Error for fewer than one world, a cloth scene, or a model that does not fit.
 RigidWorlds buildRigidWorlds(const Scene& scene, const SceneOptions& options,
                              size_t deviceBytes = 0);
 /// The same for a cloth scene (combineWorlds of solver/cloth_builder.h).

@@ -569,7 +569,8 @@ void validateRigidDesc(const RigidDesc& desc) {
   validateFilteredPairs(desc);
 }
 
-RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& spacing) {
+RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& spacing,
+                        int firstWorld) {
   if (worlds.empty()) throw Error("combineWorlds needs at least one world");
   int colors = 0;
   for (const RigidDesc* desc : worlds) {
@@ -597,7 +598,7 @@ RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& sp
     const int B = bodyBegin[size_t(k)], S = shapeBegin[size_t(k)];
     const auto body = [&](int b) { return b < 0 ? b : b + B; };
     const auto moved = [&](Transform t) {
-      t.p = t.p + spacing * float(k);
+      t.p = t.p + spacing * float(firstWorld + k);
       return t;
     };
     for (BodyDesc b : desc.bodies) {

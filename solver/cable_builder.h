@@ -166,10 +166,12 @@ void validateRigidDesc(const RigidDesc& desc);
 /// so they never touch another world's (RigidShapeDesc::world). The worlds may differ (a parameter
 /// sweep). The colorings are not recomputed: color c holds color c's bodies of every world in
 /// turn, so one launch per color covers all worlds and each world's bodies meet the colors they
-/// meet alone. With a zero spacing world k's bits are those of its model run alone. Throws
-/// weft::Error for no worlds, a model that has worlds already, or one without derived arrays
-/// (finalize() first).
-RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& spacing = {});
+/// meet alone. With a zero spacing world k's bits are those of its model run alone. `firstWorld`
+/// places the worlds as worlds firstWorld, firstWorld + 1, … of a larger batch (spacing·(firstWorld
+/// + k); one process's part of an mpirun's batch). Throws weft::Error for no worlds, a model that
+/// has worlds already, or one without derived arrays (finalize() first).
+RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& spacing = {},
+                        int firstWorld = 0);
 /// N copies of one finalized model (combineWorlds of `desc` n times).
 RigidDesc replicateWorlds(const RigidDesc& desc, int n, const Vec3& spacing = {});
 

@@ -465,7 +465,8 @@ ModelDesc ClothBuilder::finalize(const ColoringOptions& coloring) const {
   return model;
 }
 
-ModelDesc combineWorlds(std::span<const ModelDesc* const> worlds, const Vec3& spacing) {
+ModelDesc combineWorlds(std::span<const ModelDesc* const> worlds, const Vec3& spacing,
+                        int firstWorld) {
   if (worlds.empty()) throw Error("combineWorlds needs at least one world");
   int colors = 0;
   for (const ModelDesc* desc : worlds) {
@@ -512,7 +513,7 @@ ModelDesc combineWorlds(std::span<const ModelDesc* const> worlds, const Vec3& sp
   for (int k = 0; k < n; ++k) {
     const ModelDesc& d = *worlds[size_t(k)];
     const int P = ranges.particles[size_t(k)];
-    const Vec3 offset = spacing * float(k);
+    const Vec3 offset = spacing * float(firstWorld + k);
     const auto particle = [&](int p) { return p < 0 ? p : p + P; };
     const auto moved = [&](Transform t) {
       t.p = t.p + offset;

@@ -124,8 +124,10 @@ class ClothBuilder {
 /// (a parameter sweep). Nothing is recomputed: adjacency rows are shifted, and color c holds color
 /// c's particles of every world in turn, so one launch per color covers all worlds and each
 /// world's particles meet the colors they meet alone. With a zero spacing world k's bits are those
-/// of its model run alone. Throws weft::Error for no worlds, a model that has worlds already, or
-/// one that was not finalized.
-ModelDesc combineWorlds(std::span<const ModelDesc* const> worlds, const Vec3& spacing = {});
+/// of its model run alone. `firstWorld` places the worlds as worlds firstWorld, firstWorld + 1, …
+/// of a larger batch (spacing·(firstWorld + k); one process's part of an mpirun's batch). Throws
+/// weft::Error for no worlds, a model that has worlds already, or one that was not finalized.
+ModelDesc combineWorlds(std::span<const ModelDesc* const> worlds, const Vec3& spacing = {},
+                        int firstWorld = 0);
 
 }  // namespace weft
