@@ -154,6 +154,11 @@ int benchOnRanks(const BenchOptionsCli& options, std::ostream& out, std::ostream
           continue;
         }
         const WorldSlice mine = worldSliceOf(n, rank, size);
+        if (rank == 0) {  // progress, for logs: a batch of many worlds takes a while to build
+          err << "weft bench: measuring " << scene << ", " << n << " worlds over " << size
+              << " ranks\n";
+          err.flush();
+        }
         // Rank 0's share alone (the others wait), then every rank's at once.
         r.barrier();
         const std::vector<nlohmann::json> alone = exchange(guarded([&]() -> nlohmann::json {

@@ -89,20 +89,7 @@ void addTimingAndChecks(nlohmann::json& j, double usPerSubstep, double msPerFram
   j["ms_per_frame_median"] = msPerFrame;
   j["frame_ms"] = frameMs;
   j["wall_seconds"] = wallSeconds;
-  nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object(),
-                 information = nlohmann::json::object();
-  for (const CheckResult& c : checks) {
-    if (c.informational) {
-      information[c.name] = c.detail;
-      continue;
-    }
-    checkPass[c.name] = c.pass;
-    checkDetail[c.name] = c.detail;
-  }
-  j["checks"] = checkPass;
-  j["check_details"] = checkDetail;
-  j["information"] = information;
-  j["all_checks_pass"] = allPass;
+  addChecks(j, checks, allPass);
 }
 
 /// FNV-1a (64 bit) of `bytes` bytes, continuing from `hash`.
@@ -917,6 +904,23 @@ void printOutcome(std::ostream& out, int signal, long long framesDone, int frame
           : allPass ? "all checks pass"
                     : "FAILED")
       << "\n";
+}
+
+void addChecks(nlohmann::json& j, const std::vector<CheckResult>& checks, bool allPass) {
+  nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object(),
+                 information = nlohmann::json::object();
+  for (const CheckResult& c : checks) {
+    if (c.informational) {
+      information[c.name] = c.detail;
+      continue;
+    }
+    checkPass[c.name] = c.pass;
+    checkDetail[c.name] = c.detail;
+  }
+  j["checks"] = checkPass;
+  j["check_details"] = checkDetail;
+  j["information"] = information;
+  j["all_checks_pass"] = allPass;
 }
 
 nlohmann::json checksToJson(const std::vector<CheckResult>& checks) {

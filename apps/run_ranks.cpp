@@ -221,23 +221,14 @@ int combineReports(const RunOptions& options, const std::vector<nlohmann::json>&
     j["world_substeps_per_s"] = worldSubstepsPerSecond;
     j["frame_ms"] = frameMs;  // per frame, the slowest rank's
     j["wall_seconds"] = wall;
-    nlohmann::json checkPass = nlohmann::json::object(), checkDetail = nlohmann::json::object(),
-                   information = nlohmann::json::object();
-    for (const CheckResult& c : checks) {
-      if (c.informational) {
-        information[c.name] = c.detail;
-        continue;
-      }
-      checkPass[c.name] = c.pass;
-      checkDetail[c.name] = c.detail;
-    }
-    j["checks"] = checkPass;
-    j["check_details"] = checkDetail;
-    j["information"] = information;
-    j["all_checks_pass"] = allPass;
+    addChecks(j, checks, allPass);
     j["outputs"] = outputs;
-    j.erase("diverged");
-    j.erase("interrupted");
+    j["diverged"] = nullptr;  // the first rank whose state became non-finite, if one did
+    for (const nlohmann::json& r : reports)
+      if (!r.at("diverged").is_null() && j["diverged"].is_null()) {
+        j["diverged"] = r.at("diverged");
+        j["diverged"]["rank"] = r.at("rank");
+      }
     j["interrupted"] = interrupted ? nlohmann::json(*interrupted) : nlohmann::json(nullptr);
     writeFileAtomically(options.summaryPath, j.dump(2) + "\n", "summary");
     out << "  summary       " << options.summaryPath << "\n";

@@ -21,6 +21,9 @@ void printChecks(std::ostream& out, const std::vector<CheckResult>& checks);
 /// The last lines of a run: how a signal stopped it, if one did, and the verdict.
 void printOutcome(std::ostream& out, int signal, long long framesDone, int frames, bool allPass);
 
+/// A summary's "checks", "check_details", "information" and "all_checks_pass".
+void addChecks(nlohmann::json& j, const std::vector<CheckResult>& checks, bool allPass);
+/// Checks as a JSON list of {name, pass, detail, informational}, and back (the ranks' reports).
 nlohmann::json checksToJson(const std::vector<CheckResult>& checks);
 std::vector<CheckResult> checksFromJson(const nlohmann::json& j);
 
