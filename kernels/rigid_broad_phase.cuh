@@ -420,18 +420,32 @@ struct RigidNarrowPhaseInputs {
     return pairs.counts[a] < pairs.capacity ? pairs.counts[a] : pairs.capacity;
   }
 
-  /// The partner b of shape a's k-th pair; its admitted candidates at the front of `found`, whose
-  /// count is how many were admitted.
-  WEFT_HD int admitted(int a, int k, ContactCandidates& found) const {
-    const int b = pairs.items[a * pairs.capacity + k];
-    found = collideShapes(shapes.geometry[a], worldPoses[a], shapes.geometry[b], worldPoses[b]);
-    const float margins = shapes.margin[a] + shapes.margin[b];
-    const float gaps = shapes.gap[a] + shapes.gap[b];
-    int kept = 0;
-    for (int i = 0; i < found.count; ++i)
-      if (found.items[i].distance - margins <= gaps) found.items[kept++] = found.items[i];
-    found.count = kept;  // also drops NaN distances
-    return b;
+  /// The partner of shape a's k-th pair.
+  WEFT_HD int partner(int a, int k) const { return pairs.items[a * pairs.capacity + k]; }
+
+  /// Hands each admitted candidate of the pair (a, b), in candidate order, to `admit`: of the
+  /// first kMaxContactCandidates candidates (as ContactCandidates keeps them), those whose
+  /// distance − (margin_a + margin_b) ≤ gap_a + gap_b (NaN distances are not). No candidate array:
+  /// the candidates go from forEachCandidate straight to `admit`, in registers.
+  template <class Admit>
+  WEFT_HD void forEachAdmitted(int a, int b, Admit&& admit) const {
+    struct Sink {
+      float margins, gaps;
+      Admit& admit;
+      int seen;
+      WEFT_HD void add(const ContactCandidate& c) {
+        if (seen++ >= kMaxContactCandidates) return;
+        if (c.distance - margins <= gaps) admit(c);
+      }
+    } sink{shapes.margin[a] + shapes.margin[b], shapes.gap[a] + shapes.gap[b], admit, 0};
+    forEachCandidate(shapes.geometry[a], worldPoses[a], shapes.geometry[b], worldPoses[b], sink);
+  }
+
+  /// How many candidates of the pair (a, b) are admitted.
+  WEFT_HD int admittedCount(int a, int b) const {
+    int n = 0;
+    forEachAdmitted(a, b, [&n](const ContactCandidate&) { ++n; });
+    return n;
   }
 };
 
@@ -470,11 +484,8 @@ struct RigidNarrowPhaseCount {
     if (a >= in.shapes.numShapes) return;  // uniform over the group
     const int stored = in.storedPairs(a);
     int count = 0;
-    ContactCandidates found;
-    for (int k = g.rank(); k < stored; k += g.size()) {
-      in.admitted(a, k, found);
-      count += found.count;
-    }
+    for (int k = g.rank(); k < stored; k += g.size())
+      count += in.admittedCount(a, in.partner(a, k));
     const int total = g.shuffle(groupInclusiveSum(g, count), g.size() - 1);
     if (g.rank() == 0) rowCounts[a] = total;
   }
@@ -509,19 +520,22 @@ struct RigidNarrowPhase {
     int next = rowOffsets[a];  // the round's first row (uniform)
     for (int first = 0; first < stored; first += g.size()) {
       const int k = first + g.rank();
-      ContactCandidates found;
-      found.count = 0;
-      const int b = k < stored ? in.admitted(a, k, found) : -1;
-      const int through = groupInclusiveSum(g, found.count);
-      int slot = next + through - found.count;
-      for (int i = 0; i < found.count; ++i, ++slot) {
-        if (slot >= rowCapacity) break;
-        const RigidContact row = makeRigidContact(a, b, found.items[i], in.shapes, bodyPoses);
-        rows[slot] = row;
-        const int bodies[2] = {row.body0, row.body1};
-        for (int body : bodies)
-          if (body >= 0 && bodyInvMass[body] > 0.0f) atomicAddInt(&bodyCounts[body], 1);
-      }
+      const int b = k < stored ? in.partner(a, k) : -1;
+      // The pair's candidates twice: counted (for the slots), then written where they go.
+      const int count = b >= 0 ? in.admittedCount(a, b) : 0;
+      const int through = groupInclusiveSum(g, count);
+      int slot = next + through - count;
+      if (b >= 0)
+        in.forEachAdmitted(a, b, [&](const ContactCandidate& c) {
+          if (slot < rowCapacity) {
+            const RigidContact row = makeRigidContact(a, b, c, in.shapes, bodyPoses);
+            rows[slot] = row;
+            const int bodies[2] = {row.body0, row.body1};
+            for (int body : bodies)
+              if (body >= 0 && bodyInvMass[body] > 0.0f) atomicAddInt(&bodyCounts[body], 1);
+          }
+          ++slot;
+        });
       next += g.shuffle(through, g.size() - 1);
     }
   }

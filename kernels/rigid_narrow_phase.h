@@ -245,16 +245,18 @@ WEFT_HD inline void nearestBoxFace(const Vec3& p, const Vec3& h, int& axis, floa
 
 // ---- Pairs (A first; rank order plane < sphere < capsule < box) --------------------------------
 
+template <class Out>
 WEFT_HD inline void collidePlaneSphere(const Transform& plane, const ShapeGeometry& sphere,
-                                       const Transform& spherePose, ContactCandidates& out) {
+                                       const Transform& spherePose, Out& out) {
   const Vec3 n = rotate(plane.q, Vec3{0.0f, 0.0f, 1.0f});
   const Vec3 c = spherePose.p;
   out.add(
       narrow_phase_detail::candidateAlong(c - dot(n, c - plane.p) * n, 0.0f, c, sphere.radius, n));
 }
 
+template <class Out>
 WEFT_HD inline void collidePlaneCapsule(const Transform& plane, const ShapeGeometry& capsule,
-                                        const Transform& capsulePose, ContactCandidates& out) {
+                                        const Transform& capsulePose, Out& out) {
   using namespace narrow_phase_detail;
   const Vec3 n = rotate(plane.q, Vec3{0.0f, 0.0f, 1.0f});
   const Segment s = capsuleSegment(capsule, capsulePose);
@@ -265,8 +267,9 @@ WEFT_HD inline void collidePlaneCapsule(const Transform& plane, const ShapeGeome
 }
 
 /// The four corners lowest along the plane normal (lowest index first on ties).
+template <class Out>
 WEFT_HD inline void collidePlaneBox(const Transform& plane, const ShapeGeometry& box,
-                                    const Transform& boxPose, ContactCandidates& out) {
+                                    const Transform& boxPose, Out& out) {
   const Vec3 n = rotate(plane.q, Vec3{0.0f, 0.0f, 1.0f});
   const Vec3 h = box.halfExtents;
   Vec3 corners[8];
@@ -287,17 +290,18 @@ WEFT_HD inline void collidePlaneBox(const Transform& plane, const ShapeGeometry&
   }
 }
 
+template <class Out>
 WEFT_HD inline void collideSphereSphere(const ShapeGeometry& a, const Transform& poseA,
-                                        const ShapeGeometry& b, const Transform& poseB,
-                                        ContactCandidates& out) {
+                                        const ShapeGeometry& b, const Transform& poseB, Out& out) {
   using namespace narrow_phase_detail;
   const Vec3 n = directionOr(poseA.p, poseB.p, Vec3{0.0f, 0.0f, 1.0f});
   out.add(candidateAlong(poseA.p, a.radius, poseB.p, b.radius, n));
 }
 
+template <class Out>
 WEFT_HD inline void collideSphereCapsule(const ShapeGeometry& sphere, const Transform& spherePose,
                                          const ShapeGeometry& capsule, const Transform& capsulePose,
-                                         ContactCandidates& out) {
+                                         Out& out) {
   using namespace narrow_phase_detail;
   const Segment s = capsuleSegment(capsule, capsulePose);
   const Vec3 c = spherePose.p;
@@ -306,9 +310,9 @@ WEFT_HD inline void collideSphereCapsule(const ShapeGeometry& sphere, const Tran
   out.add(candidateAlong(c, sphere.radius, q, capsule.radius, n));
 }
 
+template <class Out>
 WEFT_HD inline void collideSphereBox(const ShapeGeometry& sphere, const Transform& spherePose,
-                                     const ShapeGeometry& box, const Transform& boxPose,
-                                     ContactCandidates& out) {
+                                     const ShapeGeometry& box, const Transform& boxPose, Out& out) {
   // queryBox's normal points out of the box (towards the centre when outside); A → B is inward.
   const ShapeQuery q = queryBox(box.halfExtents, inverseTransformPoint(boxPose, spherePose.p));
   const Vec3 n = -rotate(boxPose.q, q.normal);
@@ -316,9 +320,9 @@ WEFT_HD inline void collideSphereBox(const ShapeGeometry& sphere, const Transfor
                                               transformPoint(boxPose, q.surfacePoint), 0.0f, n));
 }
 
+template <class Out>
 WEFT_HD inline void collideCapsuleCapsule(const ShapeGeometry& ga, const Transform& pa,
-                                          const ShapeGeometry& gb, const Transform& pb,
-                                          ContactCandidates& out) {
+                                          const ShapeGeometry& gb, const Transform& pb, Out& out) {
   using namespace narrow_phase_detail;
   const Segment A = capsuleSegment(ga, pa), B = capsuleSegment(gb, pb);
   const float a = lengthSquared(A.delta), e = lengthSquared(B.delta);
@@ -353,9 +357,10 @@ WEFT_HD inline void collideCapsuleCapsule(const ShapeGeometry& ga, const Transfo
   out.add(candidateAlong(p, ga.radius, q, gb.radius, directionOr(p, q, fallback)));
 }
 
+template <class Out>
 WEFT_HD inline void collideCapsuleBox(const ShapeGeometry& capsule, const Transform& capsulePose,
                                       const ShapeGeometry& box, const Transform& boxPose,
-                                      ContactCandidates& out) {
+                                      Out& out) {
   using namespace narrow_phase_detail;
   const Segment world = capsuleSegment(capsule, capsulePose);
   // Everything below in the box frame; candidates go back to world at the end.
@@ -435,9 +440,9 @@ WEFT_HD inline int narrowPhaseRank(ShapeType t) {
 }
 
 /// Candidates of a rank-ordered pair (narrowPhaseRank(a) <= narrowPhaseRank(b)).
+template <class Out>
 WEFT_HD inline void collideRankOrdered(const ShapeGeometry& a, const Transform& pa,
-                                       const ShapeGeometry& b, const Transform& pb,
-                                       ContactCandidates& out) {
+                                       const ShapeGeometry& b, const Transform& pb, Out& out) {
   switch (a.type) {
     case ShapeType::Plane:
       if (b.type == ShapeType::Sphere) collidePlaneSphere(pa, b, pb, out);
@@ -464,17 +469,36 @@ WEFT_HD inline ContactCandidate flipped(const ContactCandidate& c) {
   return {c.pointB, c.pointA, -c.normal, c.distance, c.radiusB, c.radiusA};
 }
 
-/// Contact candidates between shape A (geometry a, world pose pa) and shape B, in either type
-/// order; every candidate has A = the first argument.
-WEFT_HD inline ContactCandidates collideShapes(const ShapeGeometry& a, const Transform& pa,
-                                               const ShapeGeometry& b, const Transform& pb) {
-  ContactCandidates out;
+/// A sink that hands on each candidate seen from the other shape.
+template <class Out>
+struct FlippedCandidates {
+  Out& out;
+  WEFT_HD void add(const ContactCandidate& c) { out.add(flipped(c)); }
+};
+
+/// Every contact candidate between shape A (geometry a, world pose pa) and shape B, in either
+/// type order and with A = the first argument, handed to `out.add(candidate)` one by one, in the
+/// order collideShapes lists them. A kernel that only counts candidates or writes each where it
+/// belongs passes a sink of its own, so that no candidate array exists: an array filled up to a
+/// run-time count lives in the thread's local memory (docs/PERFORMANCE.md, "The narrow phase
+/// without a candidate array").
+template <class Out>
+WEFT_HD inline void forEachCandidate(const ShapeGeometry& a, const Transform& pa,
+                                     const ShapeGeometry& b, const Transform& pb, Out& out) {
   if (narrowPhaseRank(a.type) <= narrowPhaseRank(b.type)) {
     collideRankOrdered(a, pa, b, pb, out);
   } else {
-    collideRankOrdered(b, pb, a, pa, out);
-    for (int k = 0; k < out.count; ++k) out.items[k] = flipped(out.items[k]);
+    FlippedCandidates<Out> flippedOut{out};
+    collideRankOrdered(b, pb, a, pa, flippedOut);
   }
+}
+
+/// Contact candidates between shape A (geometry a, world pose pa) and shape B, in either type
+/// order; every candidate has A = the first argument (at most kMaxContactCandidates, the first).
+WEFT_HD inline ContactCandidates collideShapes(const ShapeGeometry& a, const Transform& pa,
+                                               const ShapeGeometry& b, const Transform& pb) {
+  ContactCandidates out;
+  forEachCandidate(a, pa, b, pb, out);
   return out;
 }
 
