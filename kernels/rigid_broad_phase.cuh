@@ -521,7 +521,9 @@ struct RigidNarrowPhase {
     for (int first = 0; first < stored; first += g.size()) {
       const int k = first + g.rank();
       const int b = k < stored ? in.partner(a, k) : -1;
-      // The pair's candidates twice: counted (for the slots), then written where they go.
+      // The pair's candidates twice: counted (for the slots), then written where they go. Both
+      // passes are the same function of the same inputs, as the count launch before this one is
+      // (its totals place each shape's rows), so they agree on every candidate.
       const int count = b >= 0 ? in.admittedCount(a, b) : 0;
       const int through = groupInclusiveSum(g, count);
       int slot = next + through - count;
