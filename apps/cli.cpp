@@ -107,7 +107,9 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd
       ->add_option("--worlds", run.worlds,
                    "simulate N copies of the scene in one model, solved together "
-                   "(worlds never touch; checks are judged per world and reported as counts)")
+                   "(worlds never touch; checks are judged per world and reported as counts); "
+                   "under `mpirun -np K` the N worlds are split over the K ranks, one GPU each "
+                   "(docs/SCALING.md)")
       ->check(wholeNumber(1, 1000000));
   runCmd
       ->add_option("--world-spacing", run.worldSpacing,
@@ -183,7 +185,9 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   benchCmd->add_option("--markdown", bench.markdownPath, "write the benchmarks page");
   benchCmd->add_option("--worlds", bench.worlds,
                        "also time each scene as batches of these many worlds, e.g. "
-                       "1,16,256,1024,4096 (world-substeps per second; as many as fit)");
+                       "1,16,256,1024,4096 (world-substeps per second; as many as fit); under "
+                       "`mpirun -np K` each batch is split over the K ranks and the scaling "
+                       "efficiency reported (docs/SCALING.md)");
   benchCmd->add_flag("--worlds-only", bench.worldsOnly,
                      "with --worlds: time only the batches, not each scene's single-world runs");
   benchCmd->add_option("--merge", bench.mergePath,
