@@ -28,6 +28,13 @@
 
 namespace weft {
 
+nlohmann::json benchResultsHeader() {
+  const std::time_t now = std::time(nullptr);
+  char date[16];
+  std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
+  return {{"date", date}, {"commit", WEFT_GIT_COMMIT}};
+}
+
 std::vector<int> parseWorldCounts(const std::string& spec) {
   std::vector<int> counts;
   for (const std::string& item : splitList(spec)) {
@@ -527,12 +534,7 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
     }
   }
 
-  nlohmann::json all;
-  const std::time_t now = std::time(nullptr);
-  char date[16];
-  std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
-  all["date"] = date;
-  all["commit"] = WEFT_GIT_COMMIT;
+  nlohmann::json all = benchResultsHeader();
   all["backend"] = std::string(backendName(device->backend()));
   all["repetitions"] = options.repetitions;
   if (device->isCuda()) {

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <optional>
 #include <set>
 
@@ -16,7 +15,6 @@
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/files.h"
 #include "kernels/runtime/table_selection.h"
-#include "weft_version.h"
 
 namespace weft {
 namespace {
@@ -116,12 +114,7 @@ int benchOnRanks(const BenchOptionsCli& options, std::ostream& out, std::ostream
     for (const nlohmann::json& j : ready) slots.insert(j.at("gpu_slot").get<std::string>());
     const int gpus = int(slots.size());
 
-    nlohmann::json all;
-    const std::time_t now = std::time(nullptr);
-    char date[16];
-    std::strftime(date, sizeof(date), "%Y-%m-%d", std::gmtime(&now));
-    all["date"] = date;
-    all["commit"] = WEFT_GIT_COMMIT;
+    nlohmann::json all = benchResultsHeader();
     all["mpi"] = {{"ranks", size}, {"gpus", gpus}, {"per_rank", ready}};
     all["scenes"] = nlohmann::json::array();
     if (rank == 0) {

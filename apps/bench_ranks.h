@@ -5,9 +5,14 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "apps/commands.h"
 
 namespace weft {
+
+/// The fields every `weft bench --json` starts with: today's date (UTC) and the commit.
+nlohmann::json benchResultsHeader();
 
 /// The counts of a --worlds list ("1,16,256"): ascending whole numbers from 1 to 1000000; throws
 /// weft::Error otherwise.

@@ -181,15 +181,7 @@ struct WorldsReport {
       j["sweep"] = describeWorldVariation(options);
       j["scene_options_per_world"] = each;
     }
-    if (!checks.empty()) {
-      nlohmann::json passing = nlohmann::json::object(), failing = nlohmann::json::object();
-      for (const WorldCheckSummary& c : checks) {
-        passing[c.name] = c.passing;
-        failing[c.name] = c.failing;
-      }
-      j["checks_passing"] = passing;
-      j["checks_failing_worlds"] = failing;
-    }
+    addWorldCheckCounts(j, checks);
     return j;
   }
 };
@@ -921,6 +913,17 @@ void addChecks(nlohmann::json& j, const std::vector<CheckResult>& checks, bool a
   j["check_details"] = checkDetail;
   j["information"] = information;
   j["all_checks_pass"] = allPass;
+}
+
+void addWorldCheckCounts(nlohmann::json& worlds, const std::vector<WorldCheckSummary>& checks) {
+  if (checks.empty()) return;
+  nlohmann::json passing = nlohmann::json::object(), failing = nlohmann::json::object();
+  for (const WorldCheckSummary& c : checks) {
+    passing[c.name] = c.passing;
+    failing[c.name] = c.failing;
+  }
+  worlds["checks_passing"] = passing;
+  worlds["checks_failing_worlds"] = failing;
 }
 
 nlohmann::json checksToJson(const std::vector<CheckResult>& checks) {

@@ -200,15 +200,7 @@ int combineReports(const RunOptions& options, const std::vector<nlohmann::json>&
     if (!perWorldOptions.empty()) jw["scene_options_per_world"] = perWorldOptions;
     jw.erase("checks_passing");
     jw.erase("checks_failing_worlds");
-    if (!summaries.empty()) {
-      nlohmann::json passing = nlohmann::json::object(), failing = nlohmann::json::object();
-      for (const WorldCheckSummary& c : summaries) {
-        passing[c.name] = c.passing;
-        failing[c.name] = c.failing;
-      }
-      jw["checks_passing"] = passing;
-      jw["checks_failing_worlds"] = failing;
-    }
+    addWorldCheckCounts(jw, summaries);
     if (first.contains("self_intersections")) {
       j["self_intersections"] =
           counted ? nlohmann::json(totalIntersections) : nlohmann::json(nullptr);

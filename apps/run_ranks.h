@@ -11,6 +11,7 @@
 #include "apps/commands.h"
 #include "apps/ranks.h"
 #include "scenes/checks.h"
+#include "scenes/worlds.h"
 
 namespace weft {
 
@@ -23,6 +24,9 @@ void printOutcome(std::ostream& out, int signal, long long framesDone, int frame
 
 /// A summary's "checks", "check_details", "information" and "all_checks_pass".
 void addChecks(nlohmann::json& j, const std::vector<CheckResult>& checks, bool allPass);
+/// A summary's "worlds" object's "checks_passing" and "checks_failing_worlds" (nothing when
+/// `checks` is empty).
+void addWorldCheckCounts(nlohmann::json& worlds, const std::vector<WorldCheckSummary>& checks);
 /// Checks as a JSON list of {name, pass, detail, informational}, and back (the ranks' reports).
 nlohmann::json checksToJson(const std::vector<CheckResult>& checks);
 std::vector<CheckResult> checksFromJson(const nlohmann::json& j);
