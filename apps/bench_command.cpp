@@ -357,11 +357,11 @@ std::string markdown(const nlohmann::json& all) {
     const nlohmann::json* best = nullptr;
     for (const auto& r : runsOf(s)) best = &r;  // the last run: tuned if there is one
     if (!best || (*best)["breakdown"].empty()) continue;
+    // The table's path from the source tree's root (kernels/runtime/tables/…), not this machine's.
     const std::string table = (*best)["table"].get<std::string>();
+    const size_t inTree = table.rfind("/kernels/runtime/tables/");
     md << "**" << s["scene"].get<std::string>() << "** ("
-       << table.substr(table.rfind("/tuning/") != std::string::npos ? table.rfind("/tuning/") + 1
-                                                                    : 0)
-       << "): ";
+       << (inTree == std::string::npos ? table : table.substr(inTree + 1)) << "): ";
     int shown = 0;
     for (const auto& k : (*best)["breakdown"]) {
       if (shown++ == 6) break;

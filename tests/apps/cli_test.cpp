@@ -427,6 +427,15 @@ TEST_F(CliTest, BenchPageFromSingleRunsAndBatchesMeasuredApart) {
   CliResult r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--repetitions",
                      "1", "--json", path("single.json")});
   ASSERT_EQ(r.code, kExitOk) << r.err;
+  {  // As a GPU run would have it: a table of the source tree and a per-kernel breakdown.
+    auto j = nlohmann::json::parse(readFile(path("single.json")));
+    auto& run = j["scenes"][0]["runs"][0];
+    run["table"] = "/home/someone/weft/kernels/runtime/tables/some_gpu.json";
+    run["breakdown"] = nlohmann::json::array({{{"kernel", "solve_rigid_body_tile"},
+                                               {"us_per_substep_isolated", 45.2},
+                                               {"launches_per_substep", 6}}});
+    writeFile(path("single.json"), j.dump());
+  }
   r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1,2",
            "--worlds-only", "--merge", path("single.json"), "--json", path("all.json"),
            "--markdown", path("BENCHMARKS.md")});
@@ -447,6 +456,10 @@ TEST_F(CliTest, BenchPageFromSingleRunsAndBatchesMeasuredApart) {
   EXPECT_THAT(page, HasSubstr("| cable_y_junction | 60 bodies | 20 × 5 |"));
   EXPECT_THAT(page, HasSubstr("## Many worlds per GPU"));
   EXPECT_THAT(page, HasSubstr("| cable_y_junction | 2 | 120 bodies |"));
+  // The table named from the source tree's root, not by this machine's path.
+  EXPECT_THAT(page, HasSubstr("**cable_y_junction** (kernels/runtime/tables/some_gpu.json): "
+                              "solve_rigid_body_tile 45 µs ×6"));
+  EXPECT_THAT(page, ::testing::Not(HasSubstr("/home/someone")));
 
   auto other = single;
   other["commit"] = "0123456789ab";
