@@ -37,7 +37,7 @@ nlohmann::json benchResultsHeader() {
 
 std::vector<int> parseWorldCounts(const std::string& spec) {
   std::vector<int> counts;
-  for (const std::string& item : splitList(spec)) {
+  for (const std::string& item : splitList(spec, "--worlds")) {
     char* end = nullptr;
     const long n = std::strtol(item.c_str(), &end, 10);
     if (end == item.c_str() || *end != '\0' || n < 1 || n > 1000000)
@@ -48,6 +48,15 @@ std::vector<int> parseWorldCounts(const std::string& spec) {
   }
   if (counts.empty() && !spec.empty()) throw Error("--worlds: no world count in '" + spec + "'");
   return counts;
+}
+
+void checkBenchTable(const std::string& table) {
+  if (table == "default" || table == "tuned" || table == "both") return;
+  try {
+    LaunchTable::load(table);
+  } catch (const Error& e) {
+    throw Error(std::string(e.what()) + " (the table named by --table)");
+  }
 }
 
 namespace {
@@ -499,6 +508,7 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
   if (options.repetitions < 1) throw Error("--repetitions must be at least 1");
   checkOutputFile(options.jsonPath, "--json");  // before the measurements, not after them
   checkOutputFile(options.markdownPath, "--markdown");
+  checkBenchTable(options.table);
   const std::vector<int> worldCounts = parseWorldCounts(options.worlds);
   if (options.worldsOnly && worldCounts.empty())
     throw Error("--worlds-only needs --worlds (the batches to time)");
@@ -511,6 +521,10 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
     checkOutputFile(worldsPlot, "--markdown's chart");
   }
   auto device = openDevice(options.device, false);
+  if (!device->isCuda() && options.table != "default" && options.table != "tuned" &&
+      options.table != "both")
+    err << "weft bench: the CPU backend has no block sizes; the table " << options.table
+        << " is not used\n";
 
   // Which tables: built-in defaults and the tuned table (when one exists for this GPU), or one.
   struct TableRun {
@@ -575,10 +589,13 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
       s["iterations"] = r.iterations;
       s["runs"].push_back(toJson(r));
       const double floor = r.launchesPerSubstep * all["graph_node_latency_us"].get<double>();
-      std::snprintf(line, sizeof(line), "  %-16s %-22s %14.1f %7.1f%% %14.1f %9d %9.1f %14.1f\n",
+      // A scene without a window shows "-" there (its JSON has no "window").
+      const std::string window =
+          r.window.endFrame > 0 ? formatFixed(r.window.usPerSubstep.median, 1) : std::string("-");
+      std::snprintf(line, sizeof(line), "  %-16s %-22s %14.1f %7.1f%% %14.1f %9d %9.1f %14s\n",
                     name.c_str(), t.label.substr(t.label.rfind('/') + 1).substr(0, 22).c_str(),
                     r.usPerSubstep.median, r.usPerSubstep.spreadPercent(), r.usPerFrame.median,
-                    r.launchesPerSubstep, floor, r.window.usPerSubstep.median);
+                    r.launchesPerSubstep, floor, window.c_str());
       out << line;
       if (r.usPerSubstep.spreadPercent() > 3.0) noisy = true;
     }
@@ -604,10 +621,12 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
           j["launch_sizes"] =
               w.tunedWorlds > 0 ? batchSceneKey(name, w.tunedWorlds) : std::string("one world's");
           std::snprintf(line, sizeof(line),
-                        "  %-16s %7d worlds %18s %12.1f us/substep %14.0f world-substeps/s"
-                        " (%s)\n",
+                        "  %-16s %7d worlds %18s %12.1f us/substep (±%.0f%%) %14.0f "
+                        "world-substeps/s (%s)\n",
                         name.c_str(), w.worlds, w.size.c_str(), w.usPerSubstep.median,
-                        w.worldSubstepsPerSecond, j["launch_sizes"].get<std::string>().c_str());
+                        w.usPerSubstep.spreadPercent(), w.worldSubstepsPerSecond,
+                        j["launch_sizes"].get<std::string>().c_str());
+          if (w.usPerSubstep.spreadPercent() > 3.0) noisy = true;
         }
         out << line;
         series.push_back(j);

@@ -88,6 +88,7 @@ int benchOnRanks(const BenchOptionsCli& options, std::ostream& out, std::ostream
       if (options.repetitions < 1) throw Error("--repetitions must be at least 1");
       scenes = resolveSceneList(options.scenes, "benchmark");
       counts = parseWorldCounts(options.worlds);
+      checkBenchTable(options.table);
       if (rank == 0) checkOutputFile(options.jsonPath, "--json");
       device = openDevice(options.device, false);
       if (device->isCuda() && options.table != "default") {

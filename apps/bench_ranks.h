@@ -18,6 +18,10 @@ nlohmann::json benchResultsHeader();
 /// weft::Error otherwise.
 std::vector<int> parseWorldCounts(const std::string& spec);
 
+/// --table: default, tuned, both, or a table FILE, which must load (on the CPU backend too, where
+/// no table applies); throws weft::Error naming the file otherwise.
+void checkBenchTable(const std::string& table);
+
 /// `weft bench --worlds N1,N2,…` as one rank of several: for each scene and each N, the ranks
 /// split the N worlds (apps/ranks.h, contiguous ranges) and time their batches at the same time
 /// (timeWorlds of apps/bench.h, after a barrier); before that, rank 0 times its own share alone.

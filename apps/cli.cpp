@@ -45,6 +45,20 @@ CLI::Validator numberFrom(bool zeroAllowed) {
       zeroAllowed ? "NON-NEGATIVE" : "POSITIVE");
 }
 
+/// Any finite number (a coordinate, an angle).
+CLI::Validator finiteNumber() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (!text.empty() && end == text.c_str() + text.size() && std::isfinite(value) &&
+            std::fabs(value) <= 3.4e38)
+          return {};
+        return "must be a finite number, not '" + text + "'";
+      },
+      "NUMBER");
+}
+
 CLI::Validator positiveNumber() {
   return numberFrom(false);
 }
@@ -95,15 +109,20 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd
       ->add_option("--mesh-rotate", run.meshRotate,
                    "then rotate the --mesh about x, y, z by RX RY RZ degrees")
-      ->expected(3);
+      ->expected(3)
+      ->check(finiteNumber());
   runCmd
       ->add_option("--mesh-translate", run.meshTranslate,
                    "then translate the --mesh by X Y Z (scene units)")
-      ->expected(3);
-  runCmd->add_option("--scene-option", run.sceneOptions,
-                     "scene setting KEY=VALUE, repeatable (e.g. cable_pile layers=4; `weft scenes` "
-                     "lists each scene's); with --worlds a list A,B,C (world k takes item k mod "
-                     "3) or a range FIRST:LAST (linear over the worlds) makes a sweep");
+      ->expected(3)
+      ->check(finiteNumber());
+  runCmd
+      ->add_option("--scene-option", run.sceneOptions,
+                   "scene setting KEY=VALUE, repeatable (e.g. cable_pile layers=4; `weft scenes` "
+                   "lists each scene's); with --worlds a list A,B,C (world k takes item k mod "
+                   "3) or a range FIRST:LAST (linear over the worlds) makes a sweep")
+      ->allow_extra_args(
+          false);  // one KEY=VALUE each time: the scene name after it stays the scene
   runCmd
       ->add_option("--worlds", run.worlds,
                    "simulate N copies of the scene in one model, solved together "
@@ -115,7 +134,8 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->add_option("--world-spacing", run.worldSpacing,
                    "with --worlds: move world k by k times X Y Z (default 0 0 0: every world "
                    "where the scene puts it, bit-identical to the scene run alone)")
-      ->expected(3);
+      ->expected(3)
+      ->check(finiteNumber());
   runCmd
       ->add_option("--reuse-slack", run.reuseSlack,
                    "cloth self-contact: keep the candidate lists while no particle moved more "
@@ -124,9 +144,12 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->check(nonNegativeNumber());
   runCmd->add_flag("--debug-launches", run.debugLaunches,
                    "synchronize and log every kernel launch (also WEFT_DEBUG_LAUNCHES=1)");
-  runCmd->add_flag("!--no-graph", run.useGraphs, "launch substeps directly, without CUDA graphs");
+  runCmd->add_flag_callback(
+      "--no-graph", [&run] { run.useGraphs = false; },
+      "launch substeps directly, without CUDA graphs");
   runCmd->add_flag("--profile", run.profile,
-                   "time every solver stage (synchronizes after each; launches without graphs)");
+                   "cloth scenes: time every solver stage (synchronizes after each; launches "
+                   "without graphs)");
   runCmd->add_flag("--intersections-every-frame", run.intersectionsEveryFrame,
                    "count mesh self-intersections after every frame, not only the last");
   runCmd->add_flag("--convergence", run.convergence,
@@ -147,7 +170,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "with --scene: the sizes a batch of N worlds of it would use (batch entries)")
       ->check(wholeNumber(1, 1000000));
 
-  app.add_subcommand("scenes", "list the scenes with their sizes and descriptions");
+  app.add_subcommand("scenes", "list the scenes with their sizes, descriptions and options");
 
   TuneOptions tune;
   CLI::App* tuneCmd =

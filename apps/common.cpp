@@ -1,8 +1,11 @@
 #include "apps/common.h"
 
-#include <unistd.h>  // access()
+#include <fcntl.h>   // open()
+#include <unistd.h>  // access(), close(), unlink()
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 
@@ -12,10 +15,12 @@
 
 namespace weft {
 
-/// The nearest folder at or above `path` that exists ("." for a relative path whose folders are
-/// all still to be made); throws when what exists there is not a folder or is not writable.
 namespace {
 
+/// The nearest folder at or above `path` that exists ("." for a relative path whose folders are
+/// all still to be made); throws when what exists there is not a folder or a file cannot be
+/// created in it. Permissions alone do not say (root may write anywhere, but not into /proc or a
+/// read-only file system), so it creates and removes a file there.
 std::filesystem::path writableAncestor(const std::filesystem::path& path, const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -26,6 +31,15 @@ std::filesystem::path writableAncestor(const std::filesystem::path& path, const 
     throw Error(what + " cannot be written: " + dir.string() + " is not a folder");
   if (::access(dir.c_str(), W_OK) != 0)
     throw Error(what + " cannot be written: the folder " + dir.string() + " is not writable");
+  const fs::path probe = dir / (".weft-write-check-" + std::to_string(::getpid()));
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0 && errno != EEXIST)
+    throw Error(what + " cannot be written: no file can be created in " + dir.string() + " (" +
+                std::strerror(errno) + ")");
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
   return dir;
 }
 
@@ -65,17 +79,23 @@ TableSelection applyLaunchTable(Device& device, const std::string& tablePath,
   return selection;
 }
 
-std::vector<std::string> splitList(const std::string& text) {
+std::vector<std::string> splitList(const std::string& text, const std::string& option) {
   std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
+  if (text.empty()) return items;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    items.push_back(text.substr(begin, comma == std::string::npos ? comma : comma - begin));
+    if (items.back().empty())
+      throw Error(option + " '" + text + "': an item of the list is empty (give A,B,C)");
+    if (comma == std::string::npos) return items;
+    begin = comma + 1;
+  }
 }
 
 std::vector<std::string> resolveSceneList(const std::string& spec, const std::string& purpose) {
   std::vector<std::string> names;
-  for (const std::string& item : splitList(spec)) {
+  for (const std::string& item : splitList(spec, "--scenes")) {
     if (item == "all" || item == "cloth" || item == "cable") {
       for (const Scene& s : allScenes())
         if (s.benchmark && (item == "all" || (item == "cable") == s.isCable()))

@@ -19,8 +19,9 @@ std::unique_ptr<Device> openDevice(const std::string& deviceName, bool debugLaun
 TableSelection applyLaunchTable(Device& device, const std::string& tablePath,
                                 const std::string& scene, std::ostream& err, int worlds = 1);
 
-/// The comma-separated items of `text`, empty items dropped.
-std::vector<std::string> splitList(const std::string& text);
+/// The comma-separated items of `text` (none for an empty text); an empty item ("1,,2", "a,") is
+/// an error naming `option`.
+std::vector<std::string> splitList(const std::string& text, const std::string& option);
 
 /// Scene names from a --scenes value: names or aliases, and `cloth`, `cable`, `all` for the
 /// benchmark scenes of that kind. Throws weft::Error for an unknown name (listing the valid ones)

@@ -253,11 +253,27 @@ class UsdaWriter final : public FrameWriter {
   std::vector<Transform> poses_;  // (frames x bodies)
 };
 
-/// One OBJ per frame: <scene>_<frame>.obj with the cloth's vertices and triangles.
+/// One OBJ per frame: <scene>_<frame>.obj with the cloth's vertices and triangles. The frames of
+/// an earlier run under the same name are removed first, so that the folder holds this run's
+/// frames only (a shorter run would otherwise leave the earlier run's last frames behind it, and
+/// `weft view DIR` would play them as this run's).
 class ObjSequenceWriter final : public FrameWriter {
  public:
   ObjSequenceWriter(fs::path directory, std::string scene, const ModelDesc& desc)
-      : directory_(std::move(directory)), scene_(std::move(scene)), desc_(desc) {}
+      : directory_(std::move(directory)), scene_(std::move(scene)), desc_(desc) {
+    const std::string prefix = scene_ + "_";
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(directory_, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.size() < prefix.size() + 5 + 4 || name.compare(0, prefix.size(), prefix) != 0 ||
+          name.compare(name.size() - 4, 4, ".obj") != 0 || !e.is_regular_file(ec))
+        continue;
+      const std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+      if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        continue;
+      if (fs::remove(e.path(), ec)) ++removed_;
+    }
+  }
 
   void writeFrame(int frame, const FrameState& state) override {
     char name[64];
@@ -272,12 +288,18 @@ class ObjSequenceWriter final : public FrameWriter {
   }
   void finish() override {}
   std::vector<std::string> files() const override { return files_; }
+  std::string notice() const override {
+    if (removed_ == 0) return {};
+    return "removed " + std::to_string(removed_) + " OBJ frame" + (removed_ > 1 ? "s" : "") +
+           " of an earlier run (" + scene_ + "_NNNNN.obj) from " + directory_.string();
+  }
 
  private:
   fs::path directory_;
   std::string scene_;
   const ModelDesc& desc_;
   std::vector<std::string> files_;
+  int removed_ = 0;
 };
 
 }  // namespace

@@ -56,6 +56,9 @@ class FrameWriter {
   virtual void finish() = 0;
   /// Files written so far.
   virtual std::vector<std::string> files() const = 0;
+  /// What the writer did to the folder besides writing (e.g. removed an earlier run's frames), to
+  /// tell the user; empty if nothing.
+  virtual std::string notice() const { return {}; }
 };
 
 /// A writer of `cloth`, `rigid` or both (null: absent) for `format` into `directory` (created if

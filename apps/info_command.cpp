@@ -34,7 +34,13 @@ int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err
     out << "launch table  " << describeTableInUse(table) << "\n";
     out << "  why         " << table.reason << "\n";
     if (!table.path.empty() && !table.table) out << "  considered  " << table.path << "\n";
-    if (!device->isCuda()) return kExitOk;
+    if (!device->isCuda()) {
+      if (!scene.empty())
+        out << "launch sizes  none for scene " << scene
+            << (options.worlds > 1 ? " as " + std::to_string(options.worlds) + " worlds" : "")
+            << ": the CPU backend runs each kernel as a loop over its items\n";
+      return kExitOk;
+    }
     out << "launch sizes"
         << (scene.empty()
                 ? ""
@@ -76,6 +82,11 @@ int scenesCommand(std::ostream& out, std::ostream& err) {
       out << s.name;
       for (size_t pad = s.name.size(); pad < 24; ++pad) out << ' ';
       out << counts << "  " << s.description << "\n";
+      for (const SceneOptionInfo& o : s.options)
+        out << "    --scene-option " << o.key << "=" << o.defaultValue << "  " << o.meaning << "\n";
+      if (s.cloth.takesMesh)
+        out << "    --mesh FILE.obj  replaces the cloth (placed by --mesh-scale, --mesh-rotate, "
+               "--mesh-translate)\n";
     }
     return kExitOk;
   } catch (const Error& e) {

@@ -593,7 +593,13 @@ SceneOptions sceneOptionsOf(const RunOptions& options) {
     const size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
       throw Error("--scene-option wants KEY=VALUE, got '" + kv + "'");
-    sceneOptions.values[kv.substr(0, eq)] = kv.substr(eq + 1);
+    const std::string key = kv.substr(0, eq);
+    if (const auto given = sceneOptions.values.find(key); given != sceneOptions.values.end())
+      throw Error("--scene-option " + key + " is given twice (" + key + "=" + given->second +
+                  " and " + kv +
+                  "); give it once (a list A,B,C or a range FIRST:LAST spreads "
+                  "values over --worlds)");
+    sceneOptions.values[key] = kv.substr(eq + 1);
   }
   sceneOptions.worlds = options.worlds;
   if (options.worldSpacing.size() == 3)
@@ -608,6 +614,15 @@ SceneOptions sceneOptionsOf(const RunOptions& options) {
 void checkPartFlags(const RunOptions& options, const Scene& scene, bool cloth, bool rigid) {
   if (!options.meshPath.empty() && !cloth)
     throw Error("scene " + scene.name + " has no cloth for --mesh");
+  if (!options.meshPath.empty() && !scene.cloth.takesMesh) {
+    std::string takers;
+    for (const Scene& s : allScenes())
+      if (s.cloth.takesMesh) takers += (takers.empty() ? "" : ", ") + s.name;
+    throw Error("--mesh: " + scene.name +
+                " builds its own cloth and takes no mesh (the scenes "
+                "that do: " +
+                takers + ")");
+  }
   if (options.profile && !cloth)
     throw Error("--profile is for cloth scenes; use `weft bench` for a cable scene's breakdown");
   if (options.intersectionsEveryFrame && !cloth)
@@ -676,6 +691,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err,
     return FrameState{cloth ? cloth->positions() : std::span<const Vec3>{},
                       rigid ? rigid->poses() : std::span<const Transform>{}};
   };
+  if (writer && !writer->notice().empty()) out << "  earlier run   " << writer->notice() << "\n";
   if (writer) writer->writeFrame(0, frameState());
 
   std::vector<double> frameMs;

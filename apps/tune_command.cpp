@@ -29,7 +29,7 @@ namespace {
 
 std::vector<KernelId> resolveKernels(const std::string& spec) {
   std::vector<KernelId> ids;
-  for (const std::string& name : splitList(spec)) {
+  for (const std::string& name : splitList(spec, "--kernels")) {
     const auto id = kernelFromName(name);
     if (!id) throw Error(unknownKernelMessage(name));
     ids.push_back(*id);
@@ -39,7 +39,7 @@ std::vector<KernelId> resolveKernels(const std::string& spec) {
 
 std::vector<int> resolveSizes(const std::string& spec) {
   std::vector<int> sizes;
-  for (const std::string& item : splitList(spec)) {
+  for (const std::string& item : splitList(spec, "--block-dims")) {
     int size = 0;
     if (std::sscanf(item.c_str(), "%d", &size) != 1 || size < 1 || size > 1024 ||
         (size & (size - 1)) != 0)

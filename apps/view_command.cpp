@@ -175,14 +175,28 @@ Frames readUsda(const fs::path& path) {
     if (name.find("faceVertexIndices") != std::string::npos)
       for (double v : numbersIn(value)) prim.faceVertexIndices.push_back(int(v));
   }
+  // weft run writes whole files (a temporary renamed when complete); one cut short was not left
+  // by it, and its last frame would be drawn from what happens to be there.
+  if (samples || !stack.empty())
+    throw Error(path.string() + " ends inside " +
+                (samples ? std::string("a block of time samples") : std::string("a prim")) +
+                " (line " + std::to_string(lineNumber) +
+                "): the file is incomplete; write it again with weft run");
 
   // The prims as models and frames.
   std::vector<int> frameNumbers;
+  int bodyFrames = -1;  // time samples of the first body; every body has as many
   for (const Prim& prim : prims) {
     const std::string where = path.string() + " (" + prim.name + ")";
     if (prim.type == "Mesh" && prim.name == "cloth") {
       out.hasCloth = true;
+      const size_t firstCount =
+          prim.pointSamples.empty() ? 0 : prim.pointSamples.begin()->second.size();
       for (const auto& [frame, values] : prim.pointSamples) {
+        if (values.size() != firstCount || values.size() % 3 != 0)
+          throw Error(where + ": frame " + std::to_string(frame) + " has " +
+                      std::to_string(values.size()) + " coordinates, the first frame " +
+                      std::to_string(firstCount) + " (the file is incomplete or was edited)");
         std::vector<Vec3> points(values.size() / 3);
         for (size_t i = 0; i < points.size(); ++i)
           points[i] = {float(values[3 * i]), float(values[3 * i + 1]), float(values[3 * i + 2])};
@@ -197,6 +211,13 @@ Frames readUsda(const fs::path& path) {
     } else if (prim.type == "Xform" && prim.name.rfind("body_", 0) == 0) {
       out.hasRigid = true;
       const int body = std::atoi(prim.name.c_str() + 5);
+      if (bodyFrames < 0) bodyFrames = int(prim.translateSamples.size());
+      if (int(prim.translateSamples.size()) != bodyFrames ||
+          prim.orientSamples.size() != prim.translateSamples.size())
+        throw Error(where + ": " + std::to_string(prim.translateSamples.size()) +
+                    " positions and " + std::to_string(prim.orientSamples.size()) +
+                    " orientations over time, the " + "first body " + std::to_string(bodyFrames) +
+                    " of each (the file is incomplete or was edited)");
       if (body >= out.rigid.numBodies()) out.rigid.bodies.resize(size_t(body) + 1);
       if (out.bodies.size() < prim.translateSamples.size())
         out.bodies.resize(prim.translateSamples.size());

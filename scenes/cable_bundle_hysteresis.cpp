@@ -289,8 +289,13 @@ Scene makeCableBundleHysteresisScene() {
   scene.aliases = {"bundle"};
   scene.description =
       "a bundle of 7 cables is bent by moving obstacles, held and released; Dahl friction keeps "
-      "a bend (options: segments=40, eps_max=2.0, tau=0.1, dahl=1; shape checked after 2.4 s, "
-      "e.g. --frames 150)";
+      "a bend (shape checked after 2.4 s, e.g. --frames 150)";
+  scene.options = {
+      {"segments", "40", "capsules per cable, 2 to 100000"},
+      {"eps_max", "2.0", "Dahl's saturation curvature, >= 0 (0: no Dahl)"},
+      {"tau", "0.1", "Dahl's memory length, >= 0 (0: no Dahl)"},
+      {"dahl", "1", "0: no Dahl friction (with --frames 150, the reference's no-Dahl variant)"},
+      {"materials", "held", "reference: the reference's softer contacts (docs/CABLES.md)"}};
   scene.benchmark = true;       // one of the reference's eight benchmark scenes
   scene.benchWindowFirst = 20;  // weft bench's window, frames [20, 80)
   scene.benchWindowEnd = 80;

@@ -140,6 +140,8 @@ Scene makeCableCantileverScene() {
   scene.description =
       "a clamped 1 m cable of 20 segments bends under its own weight: its settled tip deflection "
       "against exact discrete statics (how far the sweeps converge)";
+  scene.options = {
+      {"shear", "1e4", "the joints' stretch and shear stiffness [N/m], > 0 (a sweep: 1e4:1e5)"}};
   scene.fps = 60.0;
   scene.substeps = 10;
   scene.defaultFrames = 150;

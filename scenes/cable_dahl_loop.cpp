@@ -206,6 +206,9 @@ Scene makeCableDahlLoopScene() {
   scene.description =
       "one ROD joint with Dahl friction bent back and forth by gravity on a tilting base: the "
       "moment-curvature loop of full solves against the Dahl law's";
+  scene.options = {{"dahl", "1", "0: no Dahl friction"},
+                   {"eps_max", "0.03", "Dahl's saturation curvature, > 0"},
+                   {"tau", "0.01", "Dahl's memory length, > 0"}};
   scene.fps = kFps;
   scene.substeps = kSubsteps;
   scene.defaultFrames = kPeriods * kFramesPerPeriod + 1;

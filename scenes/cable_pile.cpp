@@ -167,8 +167,9 @@ Scene makeCablePileScene() {
   scene.name = "cable_pile";
   scene.aliases = {"pile"};
   scene.description =
-      "layers of wavy cables, alternating between x and y, fall onto the ground and pile up "
-      "(options: layers=10, lanes=10; the reference's benchmark is layers=4)";
+      "layers of wavy cables, alternating between x and y, fall onto the ground and pile up";
+  scene.options = {{"layers", "10", "layers of cables, 1 to 10000 (the reference's benchmark: 4)"},
+                   {"lanes", "10", "cables per layer, 1 to 10000"}};
   scene.benchmark = true;       // one of the reference's eight benchmark scenes
   scene.benchWindowFirst = 20;  // weft bench's window, frames [20, 50)
   scene.benchWindowEnd = 50;

@@ -106,7 +106,9 @@ Scene makeClothFoldScene() {
   scene.aliases = {"fold"};
   scene.description =
       "a 25x25 sheet dropped diagonally over a thin bar folds onto itself on the ground "
-      "(self-contact; cells=N for an N x N-cell sheet)";
+      "(self-contact)";
+  scene.options = {
+      {"cells", "24", "the sheet's cells per side, 2 or more (e.g. 200 for a stress test)"}};
   scene.fps = 60.0;
   scene.substeps = 10;
   scene.defaultFrames = 120;

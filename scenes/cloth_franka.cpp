@@ -526,9 +526,9 @@ Scene makeClothFrankaScene() {
   scene.benchWindowEnd = 50;
   scene.aliases = {"franka"};
   scene.description =
-      "the reference's shirt (tube=1: a procedural tube; --mesh: any OBJ) settles on a table, "
-      "starting partly inside it; a scripted kinematic gripper replays the reference Franka's 33 "
-      "key poses (cm)";
+      "the reference's shirt (or --mesh: any OBJ) settles on a table, starting partly inside it; a "
+      "scripted kinematic gripper replays the reference Franka's 33 key poses (cm)";
+  scene.options = {{"tube", "0", "1: the spec's procedural tube instead of the shirt"}};
   scene.units = "cm, g, s";
   scene.fps = kFramesPerSecond;
   scene.substeps = kSubstepsPerFrame;
@@ -551,6 +551,7 @@ Scene makeClothFrankaScene() {
   o.selfContact.edgeEdgeCapacity = 20;
   o.selfContact.triangleVertexCapacity = 16;
   scene.cloth.build = buildClothFranka;
+  scene.cloth.takesMesh = true;
   scene.cloth.checks = checkClothFranka;
   return scene;
 }

@@ -2,8 +2,9 @@
 // at the two corners of one edge, starts horizontal and swings down under gravity; it is longer
 // than the corners are high, so its free end comes to rest draped on the ground plane.
 // Exercises membrane, bending, damping and particle–ground contact; no self-contact.
-// With --mesh FILE.obj the grid is replaced by that mesh (in metres, as is), held at its two
-// vertices of smallest and largest x.
+// With --mesh FILE.obj the grid is replaced by that mesh (in metres, as is or placed by
+// --mesh-scale, --mesh-rotate and --mesh-translate), held at its two vertices of smallest and
+// largest x where it is placed.
 #include <algorithm>
 #include <cmath>
 
@@ -23,10 +24,16 @@ constexpr float kParticleRadius = 0.01f;  // [m]
 constexpr TriangleMaterial kMembrane{1.0e3f, 1.0e3f, 1.0e2f};  // reference example values
 constexpr EdgeMaterial kBending{1.0e1f, 0.0f};                 // reference: edge_ke = 10
 
-/// The --mesh variant: the OBJ as the cloth, held at its extreme-x vertices.
-void addMeshCloth(ClothBuilder& builder, const std::string& path) {
-  MeshData mesh = loadObjMesh(path);
+/// The --mesh variant: the OBJ as the cloth (placed by the --mesh-* flags, if given), held at its
+/// extreme-x vertices.
+void addMeshCloth(ClothBuilder& builder, const SceneOptions& options) {
+  MeshData mesh = loadObjMesh(options.meshPath);
   ClothMeshParams params;
+  if (options.meshTransformGiven) {
+    params.position = options.meshTranslation;
+    params.rotation = meshRotation(options);
+    params.scale = options.meshScale;
+  }
   params.vertices = std::move(mesh.vertices);
   params.triangles = std::move(mesh.triangles);
   params.triangleLines = std::move(mesh.triangleLines);
@@ -34,7 +41,10 @@ void addMeshCloth(ClothBuilder& builder, const std::string& path) {
   params.triangleMaterial = kMembrane;
   params.edgeMaterial = kBending;
   params.particleRadius = kParticleRadius;
-  const auto byX = [](const Vec3& a, const Vec3& b) { return a.x < b.x; };
+  const auto byX = [&](const Vec3& a, const Vec3& b) {
+    return rotate(params.rotation, params.scale * a).x <
+           rotate(params.rotation, params.scale * b).x;
+  };
   const int lowest = int(std::min_element(params.vertices.begin(), params.vertices.end(), byX) -
                          params.vertices.begin());
   const int highest = int(std::max_element(params.vertices.begin(), params.vertices.end(), byX) -
@@ -67,7 +77,7 @@ ModelDesc buildClothHanging(const SceneOptions& options) {
   if (options.meshPath.empty())
     addGridCloth(builder);
   else
-    addMeshCloth(builder, options.meshPath);
+    addMeshCloth(builder, options);
   ShapeDesc ground;
   ground.name = "ground";
   ground.geometry.type = ShapeType::Plane;  // z = 0, default material (ke 2.5e3, kd 100, mu 1)
@@ -99,6 +109,7 @@ Scene makeClothHangingScene() {
   scene.cloth.solver.iterations = 10;
   scene.cloth.solver.particleContact = {1.0e2f, 1.0e2f, 1.0f};  // reference example soft contact
   scene.cloth.build = buildClothHanging;
+  scene.cloth.takesMesh = true;
   scene.cloth.checks = checkClothHanging;
   return scene;
 }

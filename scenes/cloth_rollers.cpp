@@ -270,6 +270,9 @@ Scene makeClothRollersScene() {
   scene.description =
       "an 8 m cloth rolled on one driven roller is wound onto another; cloth-roller contact is "
       "self-contact only (cm, no gravity)";
+  scene.options = {
+      {"welded", "1",
+       "0: the reference's unwelded rollers (5824 particles), for like-for-like timing"}};
   scene.units = "cm, g, s";
   scene.fps = 60.0;
   scene.substeps = 10;

@@ -58,9 +58,10 @@ std::string readWholeFile(const std::string& path) {
 }
 
 /// A first pass over the lines, before tinyobjloader allocates anything: counts the `v` and `f`
-/// lines against the limits, notes each face's line number (for messages), and checks every `v`
-/// line, because tinyobjloader turns a coordinate it cannot parse ("nan", "1,5", "abc") into 0
-/// without a word: at least three tokens, each a finite float.
+/// lines against the limits, notes each face's line number (for messages), checks that every `f`
+/// line has at least three corners (tinyobjloader drops a shorter face without a word), and checks
+/// every `v` line, because tinyobjloader turns a coordinate it cannot parse ("nan", "1,5", "abc")
+/// into 0 without a word: at least three tokens, each a finite float.
 std::vector<int> scanLines(const std::string& path, const std::string& text) {
   std::vector<int> faceLines;
   size_t vertices = 0;
@@ -80,6 +81,15 @@ std::vector<int> scanLines(const std::string& path, const std::string& text) {
                     " faces (line " + std::to_string(lineNumber) +
                     "); Weft reads cloth meshes up to that size; decimate the mesh.");
       faceLines.push_back(lineNumber);
+      std::istringstream tokens{std::string(line.substr(start + 2))};
+      std::string token;
+      int corners = 0;
+      while (tokens >> token && token[0] != '#') ++corners;
+      if (corners < 3)
+        throw Error("OBJ file '" + path + "': face " + std::to_string(faceLines.size()) +
+                    " (line " + std::to_string(lineNumber) + ") has " + std::to_string(corners) +
+                    (corners == 1 ? " vertex" : " vertices") +
+                    "; a face needs at least 3. Remove it or fix it.");
       continue;
     }
     if (line[start] != 'v') continue;
@@ -253,7 +263,7 @@ MeshData parseObjMesh(const std::string& path, const std::string& text) {
                       std::to_string(v + 1) + " twice; remove the face or fix its indices.");
         polygon.push_back(v);
       }
-      if (polygon.size() < 3) continue;
+      if (polygon.size() < 3) continue;  // never: scanLines refused such a face
       triangulatePolygon(polygon, mesh.vertices, mesh.triangles);
       if (linesKnown) mesh.triangleLines.resize(mesh.triangles.size(), faceLines[faceNumber - 1]);
     }

@@ -70,6 +70,9 @@ struct ClothScenePart {
   std::function<ModelDesc(const SceneOptions&)> build;
   std::function<std::vector<CheckResult>(const CheckInput&)> checks;
   bool checksSelfIntersections = false;  // count mesh self-intersections at the end (must be 0)
+  // The cloth may be replaced by an OBJ (SceneOptions::meshPath and its transform); a scene that
+  // builds its own cloth refuses --mesh instead of ignoring it.
+  bool takesMesh = false;
 };
 
 /// A scene's rigid model (cables and the bodies they touch): built, solved and checked. Present
@@ -81,12 +84,21 @@ struct RigidScenePart {
   bool checksUseHistory = false;  // the checks read RigidCheckInput::history
 };
 
+/// A `--scene-option KEY=VALUE` a scene takes: `weft scenes` and the Python module list them; the
+/// scene's builder refuses every other key (sceneOption()).
+struct SceneOptionInfo {
+  std::string key;
+  std::string defaultValue;
+  std::string meaning;  // what it sets, and the values it takes
+};
+
 /// One scene description: its name and timing, a cloth part, a rigid part (either or both), and
 /// what the tools measure it on. The world count is the caller's (SceneOptions::worlds).
 struct Scene {
   std::string name;
   std::vector<std::string> aliases;
-  std::string description;  // one line
+  std::string description;               // one line
+  std::vector<SceneOptionInfo> options;  // the --scene-option keys it takes
   std::string units = "m, kg, s";
   double fps = 60.0;
   int substeps = 10;

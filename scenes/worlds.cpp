@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <type_traits>
+#include <utility>
 
 #include "kernels/runtime/errors.h"
 #include "solver/cable_builder.h"
@@ -21,13 +22,24 @@ bool isRange(const std::string& value) {
   return value.find(':') != std::string::npos;
 }
 
-double rangeEnd(const std::string& key, const std::string& text) {
+/// The FIRST (`which` "start") or LAST ("end") of a range FIRST:LAST.
+double rangeEnd(const std::string& key, const std::string& text, const char* which) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (text.empty() || end == text.c_str() || *end != '\0' || !std::isfinite(value))
-    throw Error("scene option " + key + ": range end '" + text + "' is not a number (a range is " +
-                "FIRST:LAST, e.g. shear=1e4:1e5)");
+    throw Error("scene option " + key + ": range " + which + " '" + text +
+                "' is not a number (a range is FIRST:LAST, e.g. shear=1e4:1e5)");
   return value;
+}
+
+/// FIRST and LAST of the range `value`.
+std::pair<double, double> rangeEnds(const std::string& key, const std::string& value) {
+  const size_t colon = value.find(':');
+  if (value.find(':', colon + 1) != std::string::npos)
+    throw Error("scene option " + key + "=" + value +
+                ": a range has one ':' (a range is FIRST:LAST, e.g. shear=1e4:1e5)");
+  return {rangeEnd(key, value.substr(0, colon), "start"),
+          rangeEnd(key, value.substr(colon + 1), "end")};
 }
 
 std::vector<std::string> listItems(const std::string& key, const std::string& value) {
@@ -63,9 +75,7 @@ SceneOptions worldOptions(const SceneOptions& options, int world, int worlds) {
       const std::vector<std::string> items = listItems(key, value);
       value = items[size_t(world) % items.size()];
     } else if (isRange(value)) {
-      const size_t colon = value.find(':');
-      const double first = rangeEnd(key, value.substr(0, colon));
-      const double last = rangeEnd(key, value.substr(colon + 1));
+      const auto [first, last] = rangeEnds(key, value);
       const double t = worlds > 1 ? double(world) / double(worlds - 1) : 0.0;
       value = shortNumber(first + (last - first) * t);
     }
@@ -141,6 +151,21 @@ SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, s
   if (total == 1 && optionsVaryOverWorlds(options))
     throw Error("a scene option given as a list or a range (" + describeWorldVariation(options) +
                 ") spreads values over worlds: give --worlds N as well");
+  for (const auto& [key, value] : options.values) {
+    if (isList(value)) {
+      const size_t items = listItems(key, value).size();
+      if (items > size_t(total)) {
+        const std::string n = std::to_string(items), unused = std::to_string(items - total);
+        std::string message = "scene option " + key + "=" + value;
+        message += " lists " + n + " values for " + std::to_string(total) + " worlds: world k ";
+        message += "takes item k mod " + n + ", so the last " + unused + " would never be used; ";
+        message += "give --worlds " + n + " or fewer values";
+        throw Error(message);
+      }
+    } else if (isRange(value)) {
+      rangeEnds(key, value);  // both ends numbers, before anything is built
+    }
+  }
   SceneWorlds<Desc> w;
   w.spacing = options.worldSpacing;
   w.first = first;

@@ -155,6 +155,12 @@ int ClothBuilder::addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions,
     for (int v : {global.x, global.y, global.z}) model_.masses[size_t(v)] += density * area / 3.0f;
   }
 
+  if (!local.empty() && dropped.size() == local.size() && cloth.error.empty())
+    cloth.error =
+        cloth.name + ": " +
+        (local.size() == 1 ? std::string("its one triangle has")
+                           : "all " + std::to_string(local.size()) + " of its triangles have") +
+        " zero area, so no cloth is left; check the vertices (and the scale).";
   // With invalid parameters finalize() throws anyway; a warning about their consequences would
   // only distract from that error.
   if (!dropped.empty() && cloth.error.empty()) {

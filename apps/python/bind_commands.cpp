@@ -166,11 +166,22 @@ void bindCommands(nb::module_& m) {
           d["cloth"] = s.hasCloth();
           d["cables"] = s.hasRigid();
           d["benchmark"] = s.benchmark;
+          nb::list options;
+          for (const SceneOptionInfo& o : s.options) {
+            nb::dict option;
+            option["key"] = o.key;
+            option["default"] = o.defaultValue;
+            option["meaning"] = o.meaning;
+            options.append(option);
+          }
+          d["options"] = options;
+          d["takes_mesh"] = s.cloth.takesMesh;
           out.append(d);
         }
         return out;
       },
-      "Every registered scene: name, description, units, fps, substeps, default frames.");
+      "Every registered scene: name, description, units, fps, substeps, default frames, its scene "
+      "options (key, default, meaning) and whether run_scene's mesh= replaces its cloth.");
 
   m.def(
       "run_scene",

@@ -104,6 +104,16 @@ TEST_F(BadInput, ObjFilesAreRejectedNamingTheFileAndTheLine) {
                                                  "ELF\x01\x02\x00\x00",
                                                  8)),
                  {"garbage.obj", "no faces"});
+  expectRejected(mesh("two.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 1 2\n"),
+                 {"two.obj", "face 2 (line 5) has 2 vertices; a face needs at least 3"});
+  // Every face of zero area: nothing would be left to simulate.
+  expectRejected(mesh("flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n"),
+                 {"its one triangle has zero area, so no cloth is left"});
+  // A scene that builds its own cloth refuses --mesh instead of ignoring it (a missing file too).
+  for (const std::string scene : {"cloth_fold", "poker_cards", "cloth_twist", "cloth_rollers"})
+    expectRejected({"run", scene, "--device", "cpu", "--mesh", path("missing.obj")},
+                   {"--mesh: " + scene + " builds its own cloth and takes no mesh",
+                    "cloth_hanging, cloth_franka"});
 }
 
 // A file over the size limit is refused from its size, before a byte is read (a sparse file:
@@ -173,6 +183,28 @@ TEST_F(BadInput, CommandLineValuesAreNamedWithWhatTheyAccept) {
                    {"must be a positive number, not '" + scale + "'"});
   expectRejected({"run", "cloth_franka", "--device", "cpu", "--mesh-scale", "2"},
                  {"need --mesh FILE.obj"});
+  // Coordinates and angles must be finite: NaN would place world 0 (0 × NaN) or the mesh nowhere.
+  const std::string obj = write("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  for (const std::string flag : {"--mesh-translate", "--mesh-rotate"})
+    for (const std::string bad : {"nan", "inf", "1e39", "x"})
+      expectRejected(
+          {"run", "cloth_hanging", "--device", "cpu", "--mesh", obj, flag, "0", bad, "0"},
+          {flag, "must be a finite number, not '" + bad + "'"});
+  for (const std::string bad : {"nan", "-inf", "1e39"})
+    expectRejected({"run", "cable_y_junction", "--device", "cpu", "--worlds", "2",
+                    "--world-spacing", bad, "0", "0"},
+                   {"--world-spacing", "must be a finite number, not '" + bad + "'"});
+  expectRejected({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1,,2"},
+                 {"--worlds '1,,2': an item of the list is empty"});
+  expectRejected({"bench", "--scenes", "cable_y_junction,", "--device", "cpu"},
+                 {"--scenes 'cable_y_junction,': an item of the list is empty"});
+  // A --table FILE must be a table, on the CPU backend too (where no table applies).
+  expectRejected(
+      {"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--table", path("none.json")},
+      {"none.json", "(the table named by --table)"});
+  expectRejected({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--table",
+                  write("bad.json", "{")},
+                 {"bad.json", "(the table named by --table)"});
   expectRejected({"run", "cloth_hanging", "--device", "gpu"}, {"--device", "gpu"});
   expectRejected({"run", "cloth_hanging", "--format", "vtk"}, {"--format", "vtk"});
   expectRejected({"run", "no_such_scene"}, {"unknown scene 'no_such_scene'", "cloth_hanging"});
@@ -214,6 +246,21 @@ TEST_F(BadInput, SceneOptionsAreCheckedBeforeBuilding) {
                  {"tau must be > 0"});
   expectRejected({"run", "cable_cantilever", "--device", "cpu", "--scene-option", "shear=-1"},
                  {"shear", "must be > 0"});
+  // Lists and ranges over worlds: each end named, no value that no world would take, no key twice.
+  const auto cantilever = [](std::vector<std::string> options) {
+    std::vector<std::string> args{"run", "cable_cantilever", "--device", "cpu", "--worlds", "2"};
+    for (const std::string& o : options) args.insert(args.end(), {"--scene-option", o});
+    return args;
+  };
+  expectRejected(cantilever({"shear=a:1e5"}), {"range start 'a' is not a number"});
+  expectRejected(cantilever({"shear=:1e5"}), {"range start '' is not a number"});
+  expectRejected(cantilever({"shear=1e4:b"}), {"range end 'b' is not a number"});
+  expectRejected(cantilever({"shear=1e4:1e5:1e6"}), {"a range has one ':'"});
+  expectRejected(
+      cantilever({"shear=1e4,2e4,3e4"}),
+      {"shear=1e4,2e4,3e4 lists 3 values for 2 worlds", "the last 1 would never be used"});
+  expectRejected(cantilever({"shear=1e4", "shear=2e4"}),
+                 {"--scene-option shear is given twice (shear=1e4 and shear=2e4)"});
   // Chebyshev acceleration: cable scenes only, a radius in [0, 1).
   expectRejected({"run", "cable_twist", "--device", "cpu", "--chebyshev-rho", "1.5"},
                  {"--chebyshev-rho"});
@@ -285,6 +332,18 @@ TEST_F(BadInput, UnwritableOutputPathsFailBeforeAnyWork) {
   expectRejected({"bench", "--scenes", "cloth_hanging", "--device", "cpu", "--markdown",
                   path("file.txt/BENCHMARKS.md")},
                  {"--markdown", "not a folder"});
+  // A folder whose permissions allow writing but where no file can be made (root may write
+  // anywhere, but not into /proc): found by making one, before any work.
+  if (fs::is_directory("/proc/self")) {
+    expectRejected(with({"--summary", "/proc/self/weft-s.json"}),
+                   {"--summary /proc/self/weft-s.json cannot be written"});
+    expectRejected(
+        {"run", "cable_cantilever", "--device", "cpu", "--convergence-plot", "/proc/self/c.svg"},
+        {"--convergence-plot /proc/self/c.svg cannot be written"});
+    expectRejected(
+        {"bench", "--scenes", "cloth_hanging", "--device", "cpu", "--json", "/proc/self/b.json"},
+        {"--json /proc/self/b.json cannot be written"});
+  }
 }
 
 // ---- Signals -----------------------------------------------------------------------------------

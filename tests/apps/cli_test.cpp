@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "test_support.h"
@@ -35,6 +36,77 @@ TEST_F(CliTest, ScenesListsEverySceneWithItsSize) {
   EXPECT_THAT(r.out, HasSubstr("cloth_hanging"));
   EXPECT_THAT(r.out, HasSubstr("1089 particles"));
   EXPECT_THAT(r.out, HasSubstr("240 frames"));
+  // Every scene option, with its default, and which scenes take a mesh.
+  EXPECT_THAT(r.out, HasSubstr("--scene-option layers=10  layers of cables"));
+  EXPECT_THAT(r.out, HasSubstr("--scene-option shear=1e4"));
+  EXPECT_THAT(r.out, HasSubstr("--scene-option welded=1"));
+  EXPECT_THAT(r.out, HasSubstr("--scene-option materials=held"));
+  EXPECT_THAT(r.out, HasSubstr("--mesh FILE.obj  replaces the cloth"));
+}
+
+TEST_F(CliTest, ASceneOptionTakesOneValueSoTheSceneMayFollowIt) {
+  const CliResult r = cli({"run", "--scene-option", "shear=2e4", "cable_cantilever", "--device",
+                           "cpu", "--frames", "1", "--format", "none"});
+  EXPECT_NE(r.code, kExitError) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("weft run cable_cantilever"));
+}
+
+// cloth_hanging's --mesh is placed by the --mesh-* flags and held at its extreme-x vertices where
+// it is placed (frame 0 is the initial state).
+TEST_F(CliTest, ClothHangingPlacesItsMeshByTheMeshFlags) {
+  writeFile(path("tri.obj"), "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+  const CliResult r = cli({"run",
+                           "cloth_hanging",
+                           "--device",
+                           "cpu",
+                           "--frames",
+                           "2",
+                           "--format",
+                           "obj",
+                           "--out",
+                           path("out"),
+                           "--mesh",
+                           path("tri.obj"),
+                           "--mesh-scale",
+                           "2",
+                           "--mesh-rotate",
+                           "0",
+                           "0",
+                           "90",
+                           "--mesh-translate",
+                           "0",
+                           "0",
+                           "0.5"});
+  EXPECT_NE(r.code, kExitError) << r.err;
+  // (1,0,0) scaled by 2 and turned 90° about z lands at (0,2), (0,1,0) at (−2,0); all at z 0.5.
+  const std::string first = readFile(path("out/cloth_hanging_00000.obj"));
+  EXPECT_THAT(first, HasSubstr("v 0 0 0.5\n"));
+  EXPECT_THAT(first, ::testing::ContainsRegex("\nv [-0-9.e]+ 2 0.5\n"));
+  EXPECT_THAT(first, ::testing::ContainsRegex("\nv -2 [-0-9.e]+ 0.5\n"));
+  // The vertex of smallest x as placed, (−2,0), is held; in the file it had x = 0, not the least.
+  const std::string last = readFile(path("out/cloth_hanging_00002.obj"));
+  EXPECT_THAT(last, ::testing::ContainsRegex("\nv -2 [-0-9.e]+ 0.5\n"));
+}
+
+// A shorter run into the same folder leaves only its own OBJ frames, and says what it removed;
+// files of other names stay.
+TEST_F(CliTest, ObjFramesOfAnEarlierRunAreReplacedNotMixedIn) {
+  const std::vector<std::string> run{"run",      "cloth_hanging", "--device", "cpu",
+                                     "--format", "obj",           "--out",    path("out")};
+  auto args = run;
+  args.insert(args.end(), {"--frames", "3"});
+  ASSERT_NE(cli(args).code, kExitError);
+  writeFile(path("out/cloth_hanging_notes.obj"), "not a frame");
+  writeFile(path("out/cloth_fold_00007.obj"), "another scene's frame");
+  args = run;
+  args.insert(args.end(), {"--frames", "1"});
+  const CliResult r = cli(args);
+  ASSERT_NE(r.code, kExitError) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("removed 4 OBJ frames of an earlier run (cloth_hanging_NNNNN.obj)"));
+  std::set<std::string> names;
+  for (const auto& e : fs::directory_iterator(path("out"))) names.insert(e.path().filename());
+  EXPECT_EQ(names, (std::set<std::string>{"cloth_hanging_00000.obj", "cloth_hanging_00001.obj",
+                                          "cloth_hanging_notes.obj", "cloth_fold_00007.obj"}));
 }
 
 TEST_F(CliTest, RunWritesUsdaAndJsonSummary) {
@@ -181,6 +253,19 @@ TEST_F(CliTest, ViewMakesThePlayerOfAUsdaOrOfObjFrames) {
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("not a USD ASCII file"));
   EXPECT_FALSE(fs::exists(path("x.html")));
+  // A file cut short is refused, not drawn with a partial last frame: cut inside the cloth's last
+  // frame of points, and inside the bodies' samples.
+  for (const std::string scene : {"cloth_hanging", "cable_y_junction"}) {
+    const std::string whole = readFile(path("usda/" + scene + ".usda"));
+    const size_t cut = scene == "cloth_hanging" ? whole.find("2: [") + 2000 : whole.size() * 2 / 3;
+    writeFile(path("cut.usda"), whole.substr(0, cut));
+    r = cli({"view", path("cut.usda"), "-o", path("x.html")});
+    EXPECT_EQ(r.code, kExitError) << scene;
+    EXPECT_THAT(r.err, ::testing::AnyOf(HasSubstr("the file is incomplete"),
+                                        HasSubstr("is incomplete or was edited")))
+        << scene;
+    EXPECT_FALSE(fs::exists(path("x.html")));
+  }
 }
 
 TEST_F(CliTest, RunCableSceneWritesBodyPosesAndSummary) {
@@ -356,6 +441,10 @@ TEST_F(CliTest, InfoReportsBackendAndTable) {
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_THAT(r.out, HasSubstr("backend       cpu"));
   EXPECT_THAT(r.out, HasSubstr("launch table  built-in defaults"));
+  const CliResult scene = cli({"info", "--device", "cpu", "--scene", "pile", "--worlds", "4"});
+  EXPECT_EQ(scene.code, kExitOk) << scene.err;
+  EXPECT_THAT(scene.out, HasSubstr("launch sizes  none for scene cable_pile as 4 worlds: the CPU "
+                                   "backend runs each kernel as a loop"));
 }
 
 TEST_F(CliTest, InfoOnCudaListsEveryKernelsLaunchSize) {

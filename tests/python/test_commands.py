@@ -16,6 +16,10 @@ def test_scenes_lists_every_registered_scene():
     assert {"cloth_hanging", "cable_y_junction", "cloth_twist", "cable_pile"} <= set(scenes)
     assert scenes["cable_y_junction"]["cables"] and not scenes["cable_y_junction"]["cloth"]
     assert scenes["cloth_hanging"]["default_frames"] == 240
+    pile = {o["key"]: o for o in scenes["cable_pile"]["options"]}
+    assert set(pile) == {"layers", "lanes"} and pile["layers"]["default"] == "10"
+    assert scenes["cable_y_junction"]["options"] == []
+    assert scenes["cloth_franka"]["takes_mesh"] and not scenes["cloth_fold"]["takes_mesh"]
 
 
 def test_run_scene_returns_the_summary_with_every_check(tmp_path, monkeypatch):

@@ -37,6 +37,39 @@ TEST(Scenes, EveryClothSceneBuildsAValidModel) {
   }
 }
 
+// What `weft scenes` lists is what the builders take: the keys a builder names when it refuses an
+// unknown one, and each listed default builds the scene's default model.
+TEST(Scenes, EverySceneListsTheOptionsItsBuilderTakes) {
+  const auto build = [](const Scene& scene, const SceneOptions& options) {
+    return scene.hasCloth() ? scene.cloth.build(options).numParticles()
+                            : scene.rigid.build(options).numBodies();
+  };
+  for (const Scene& scene : allScenes()) {
+    SCOPED_TRACE(scene.name);
+    std::string listed;
+    for (const SceneOptionInfo& o : scene.options) {
+      listed += (listed.empty() ? "" : ", ") + o.key;
+      EXPECT_FALSE(o.meaning.empty());
+    }
+    SceneOptions unknown;
+    unknown.values["no_such_option"] = "1";
+    try {
+      build(scene, unknown);
+      ADD_FAILURE() << "an unknown scene option was accepted";
+    } catch (const Error& e) {
+      EXPECT_THAT(
+          e.what(),
+          HasSubstr("(this scene knows: " + (listed.empty() ? std::string("none") : listed) + ")"));
+    }
+    const int plain = build(scene, {});
+    for (const SceneOptionInfo& o : scene.options) {
+      SceneOptions given;
+      given.values[o.key] = o.defaultValue;
+      EXPECT_EQ(build(scene, given), plain) << o.key << "=" << o.defaultValue;
+    }
+  }
+}
+
 TEST(Scenes, ClothHangingHasTheGridCounts) {
   const ModelDesc desc = findScene("cloth_hanging").cloth.build({});
   EXPECT_EQ(desc.numParticles(), 33 * 33);
