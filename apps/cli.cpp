@@ -106,23 +106,19 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   runCmd->add_option("--mesh", run.meshPath, "replace the scene's cloth with this OBJ");
   runCmd->add_option("--mesh-scale", run.meshScale, "scale the --mesh vertices first")
       ->check(positiveNumber());
-  runCmd
-      ->add_option("--mesh-rotate", run.meshRotate,
-                   "then rotate the --mesh about x, y, z by RX RY RZ degrees")
-      ->expected(3)
-      ->check(finiteNumber());
-  runCmd
-      ->add_option("--mesh-translate", run.meshTranslate,
-                   "then translate the --mesh by X Y Z (scene units)")
-      ->expected(3)
-      ->check(finiteNumber());
+  // Options of three finite numbers (a vector, or angles).
+  const auto threeNumbers = [](CLI::Option* option) { option->expected(3)->check(finiteNumber()); };
+  threeNumbers(runCmd->add_option("--mesh-rotate", run.meshRotate,
+                                  "then rotate the --mesh about x, y, z by RX RY RZ degrees"));
+  threeNumbers(runCmd->add_option("--mesh-translate", run.meshTranslate,
+                                  "then translate the --mesh by X Y Z (scene units)"));
   runCmd
       ->add_option("--scene-option", run.sceneOptions,
                    "scene setting KEY=VALUE, repeatable (e.g. cable_pile layers=4; `weft scenes` "
                    "lists each scene's); with --worlds a list A,B,C (world k takes item k mod "
                    "3) or a range FIRST:LAST (linear over the worlds) makes a sweep")
-      ->allow_extra_args(
-          false);  // one KEY=VALUE each time: the scene name after it stays the scene
+      // One KEY=VALUE each time, so that a scene name after it stays the scene.
+      ->allow_extra_args(false);
   runCmd
       ->add_option("--worlds", run.worlds,
                    "simulate N copies of the scene in one model, solved together "
@@ -130,12 +126,10 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "under `mpirun -np K` the N worlds are split over the K ranks, one GPU each "
                    "(docs/SCALING.md)")
       ->check(wholeNumber(1, 1000000));
-  runCmd
-      ->add_option("--world-spacing", run.worldSpacing,
-                   "with --worlds: move world k by k times X Y Z (default 0 0 0: every world "
-                   "where the scene puts it, bit-identical to the scene run alone)")
-      ->expected(3)
-      ->check(finiteNumber());
+  threeNumbers(runCmd->add_option(
+      "--world-spacing", run.worldSpacing,
+      "with --worlds: move world k by k times X Y Z (default 0 0 0: every world where the scene "
+      "puts it, bit-identical to the scene run alone)"));
   runCmd
       ->add_option("--reuse-slack", run.reuseSlack,
                    "cloth self-contact: keep the candidate lists while no particle moved more "
