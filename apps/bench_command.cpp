@@ -40,8 +40,9 @@ std::vector<int> parseWorldCounts(const std::string& spec) {
   for (const std::string& item : splitList(spec, "--worlds")) {
     char* end = nullptr;
     const long n = std::strtol(item.c_str(), &end, 10);
-    if (end == item.c_str() || *end != '\0' || n < 1 || n > 1000000)
-      throw Error("--worlds: '" + item + "' is not a world count from 1 to 1000000");
+    if (end == item.c_str() || *end != '\0' || n < 1 || n > kMaxWorlds)
+      throw Error("--worlds: '" + item + "' is not a world count from 1 to " +
+                  std::to_string(kMaxWorlds));
     if (!counts.empty() && n <= counts.back())
       throw Error("--worlds: give the counts in ascending order (" + spec + ")");
     counts.push_back(int(n));

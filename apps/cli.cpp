@@ -91,7 +91,8 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->add_option("--chebyshev-rho", run.chebyshevRho,
                    "cable scenes: Chebyshev acceleration of the solver's sweeps with this spectral "
                    "radius estimate, in [0, 1) (default: the scene's, 0.7, the bundle 0.5; 0: the "
-                   "reference's plain sweeps; docs/CONVERGENCE.md)")
+                   "reference's plain sweeps; above the default it can diverge: 0.75 does on "
+                   "cable_y_junction; docs/CONVERGENCE.md)")
       ->check(CLI::Range(0.0, 0.999999));
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
@@ -125,7 +126,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "(worlds never touch; checks are judged per world and reported as counts); "
                    "under `mpirun -np K` the N worlds are split over the K ranks, one GPU each "
                    "(docs/SCALING.md)")
-      ->check(wholeNumber(1, 1000000));
+      ->check(wholeNumber(1, kMaxWorlds));
   threeNumbers(runCmd->add_option(
       "--world-spacing", run.worldSpacing,
       "with --worlds: move world k by k times X Y Z (default 0 0 0: every world where the scene "
@@ -162,7 +163,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
   infoCmd
       ->add_option("--worlds", info.worlds,
                    "with --scene: the sizes a batch of N worlds of it would use (batch entries)")
-      ->check(wholeNumber(1, 1000000));
+      ->check(wholeNumber(1, kMaxWorlds));
 
   app.add_subcommand("scenes", "list the scenes with their sizes, descriptions and options");
 
@@ -186,7 +187,7 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "tune each scene as a batch of N worlds and add its sizes to "
                    "the existing table as entries \"SCENE@N\", used by runs of N or more worlds "
                    "(the other entries are kept)")
-      ->check(wholeNumber(1, 1000000));
+      ->check(wholeNumber(1, kMaxWorlds));
   tuneCmd->add_flag("--fresh", tune.fresh,
                     "break near-ties without the existing table's sizes (default: they win)");
 

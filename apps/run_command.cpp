@@ -646,6 +646,16 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err,
   const Scene& scene = findScene(options.scene);
   const FrameFormat format = parseFrameFormat(options.format);
   if (options.frames < 0) throw Error("--frames must be positive");
+  // The command line's ranges, here too for callers that fill RunOptions themselves (Python).
+  if (options.iterations < 0 || options.iterations > 10000)
+    throw Error("--iterations must be a whole number from 1 to 10000 (0: the scene's), not " +
+                std::to_string(options.iterations));
+  if (std::isnan(options.chebyshevRho) || options.chebyshevRho >= 1.0f)
+    throw Error("--chebyshev-rho must be in [0, 1) (negative: the scene's), not " +
+                std::to_string(options.chebyshevRho));
+  if (options.worlds < 1 || options.worlds > kMaxWorlds)
+    throw Error("--worlds must be a whole number from 1 to " + std::to_string(kMaxWorlds) +
+                ", not " + std::to_string(options.worlds));
   const int frames = options.frames > 0 ? options.frames : scene.defaultFrames;
   auto device = openDevice(options.device, options.debugLaunches);
   const TableSelection table = applyLaunchTable(*device, options.launchTable, scene.name, err,
@@ -661,6 +671,10 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err,
   const size_t deviceBytes = device->isCuda() ? device->gpu().totalMemoryBytes : 0;
   checkSceneFits(scene, sceneOptions, availableHostMemory(), deviceBytes);
   checkOutputFile(options.convergencePlot, "--convergence-plot");
+  if (!options.convergencePlot.empty() &&
+      std::filesystem::path(options.convergencePlot).extension() != ".svg")
+    throw Error("--convergence-plot draws an SVG chart: give FILE.svg, not " +
+                options.convergencePlot);
   const bool hasCloth = scene.hasCloth(), hasRigid = scene.hasRigid();
   checkPartFlags(options, scene, hasCloth, hasRigid);
 

@@ -290,6 +290,16 @@ Frames readObjFolder(const fs::path& folder, double fps) {
                 " holds no OBJ frames (<scene>_00000.obj, … as weft run "
                 "--format obj writes them)");
   std::sort(files.begin(), files.end());
+  // Frame k is <scene>_k.obj, from 0 without gaps: a missing file would shift every later frame
+  // to the wrong time.
+  for (size_t k = 0; k < files.size(); ++k) {
+    char expected[32];
+    std::snprintf(expected, sizeof(expected), "_%05zu.obj", k);
+    if (files[k].filename().string() != out.scene + expected)
+      throw Error(folder.string() + ": frame " + std::to_string(k) + " (" + out.scene + expected +
+                  ") is missing; the frames must be numbered from 0 without gaps (found " +
+                  files[k].filename().string() + " in its place)");
+  }
   for (const fs::path& f : files) {
     MeshData mesh = loadObjMesh(f.string());
     if (out.particles.empty()) {
@@ -313,6 +323,10 @@ int view(const ViewOptions& options, std::ostream& out) {
   Frames frames;
   if (fs::is_directory(input, ec))
     frames = readObjFolder(input, options.fps);
+  else if (fs::is_regular_file(input, ec) && input.extension() == ".obj")
+    throw Error(options.input +
+                " is one OBJ frame: give the folder of a run's frames (weft view "
+                "DIR -o PAGE.html) or its .usda");
   else if (fs::is_regular_file(input, ec))
     frames = readUsda(input);
   else

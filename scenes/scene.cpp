@@ -62,6 +62,9 @@ void checkElementsFit(const std::string& what, long long elements, bool cable, s
 
 void checkSceneFits(const Scene& scene, const SceneOptions& options, size_t hostBytes,
                     size_t deviceBytes) {
+  if (options.worlds < 1 || options.totalWorlds() > kMaxWorlds)
+    throw Error("--worlds must be a whole number from 1 to " + std::to_string(kMaxWorlds) +
+                ", not " + std::to_string(options.totalWorlds()));
   if (!scene.elementsFor) return;
   std::string given;
   for (const auto& [key, value] : options.values) given += " " + key + "=" + value;

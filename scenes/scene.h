@@ -19,6 +19,9 @@
 
 namespace weft {
 
+/// The most worlds of one batch (--worlds; the world index and the per-world lists are ints).
+inline constexpr int kMaxWorlds = 1000000;
+
 /// Options a user may pass to any scene (those a scene does not use are ignored, and the scene's
 /// description says which it uses).
 struct SceneOptions {

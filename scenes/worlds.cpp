@@ -145,6 +145,9 @@ SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, s
                               Build&& build) {
   const int n = options.worlds, first = options.firstWorld, total = options.totalWorlds();
   if (n < 1) throw Error("--worlds must be at least 1 (got " + std::to_string(n) + ")");
+  if (total > kMaxWorlds)
+    throw Error("--worlds " + std::to_string(total) + ": at most " + std::to_string(kMaxWorlds) +
+                " worlds in one batch");
   if (first < 0 || first + n > total)
     throw Error("worlds " + std::to_string(first) + "-" + std::to_string(first + n - 1) +
                 " are not part of a batch of " + std::to_string(total));

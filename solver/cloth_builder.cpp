@@ -155,7 +155,10 @@ int ClothBuilder::addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions,
     for (int v : {global.x, global.y, global.z}) model_.masses[size_t(v)] += density * area / 3.0f;
   }
 
-  if (!local.empty() && dropped.size() == local.size() && cloth.error.empty())
+  // (A non-finite position makes its triangles degenerate too; finalize() names it instead.)
+  const bool finite = std::all_of(worldPositions.begin(), worldPositions.end(),
+                                  [](const Vec3& x) { return std::isfinite(x.x + x.y + x.z); });
+  if (!local.empty() && dropped.size() == local.size() && finite && cloth.error.empty())
     cloth.error =
         cloth.name + ": " +
         (local.size() == 1 ? std::string("its one triangle has")

@@ -7,6 +7,9 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
+#include <string>
+
 #include "apps/python/bindings.h"
 #include "kernels/runtime/errors.h"
 #include "scenes/obj_loader.h"
@@ -32,8 +35,44 @@ std::vector<Quat> optionalQuaternions(const std::optional<FloatRows>& quaternion
 template <class Desc>
 std::vector<const Desc*> modelsOf(const nb::list& models) {
   std::vector<const Desc*> out;
-  for (nb::handle model : models) out.push_back(nb::cast<const Desc*>(model));
+  for (nb::handle model : models) {
+    if (!nb::isinstance<Desc>(model))
+      throw nb::type_error(("combine_worlds: the models must be all ClothModel or all RigidModel; "
+                            "got " +
+                            nb::cast<std::string>(nb::repr(model.type())))
+                               .c_str());
+    out.push_back(nb::cast<const Desc*>(model));
+  }
   return out;
+}
+
+/// Vertex or node indices (`what`) as int32 rows: integers only, each within int32 (NumPy's own
+/// conversion would wrap 2**32 + 2 to 2 and truncate 2.7 to 2, building another model).
+IntRows indexRows(nb::handle array, const char* what) {
+  using namespace nb::literals;
+  const nb::module_ np = nb::module_::import_("numpy");
+  const nb::object a = np.attr("asarray")(array);
+  if (nb::cast<int>(a.attr("ndim")) != 2)
+    throw nb::value_error((std::string(what) + " must be a 2-D array (one row per element), not " +
+                           std::to_string(nb::cast<int>(a.attr("ndim"))) + "-D")
+                              .c_str());
+  const std::string kind = nb::cast<std::string>(a.attr("dtype").attr("kind"));
+  if (kind != "i" && kind != "u")
+    throw nb::type_error((std::string(what) + " must hold integer indices, not " +
+                          nb::cast<std::string>(a.attr("dtype").attr("name")) + " values")
+                             .c_str());
+  if (nb::cast<size_t>(a.attr("size")) > 0) {
+    const long long lo = nb::cast<long long>(a.attr("min")());
+    const long long hi = kind == "u" && nb::cast<unsigned long long>(a.attr("max")()) >
+                                            (unsigned long long)(INT32_MAX)
+                             ? (long long)(INT32_MAX) + 1
+                             : nb::cast<long long>(a.attr("max")());
+    if (lo < INT32_MIN || hi > INT32_MAX)
+      throw nb::value_error((std::string(what) + " holds an index outside the 32-bit range (" +
+                             std::to_string(lo < INT32_MIN ? lo : hi) + ")")
+                                .c_str());
+  }
+  return nb::cast<IntRows>(np.attr("ascontiguousarray")(a, "dtype"_a = "int32"));
 }
 
 }  // namespace
@@ -82,13 +121,13 @@ void bindBuilders(nb::module_& m) {
            "Adds a grid cloth; returns the index of its first particle.")
       .def(
           "add_cloth_mesh",
-          [](ClothBuilder& b, const FloatRows& vertices, const IntRows& triangles,
+          [](ClothBuilder& b, const FloatRows& vertices, nb::handle triangleIndices,
              const Vec3& position, const Quat& rotation, float scale, const Vec3& velocity,
              float density, const std::optional<TriangleMaterial>& triangleMaterial,
              const std::optional<EdgeMaterial>& edgeMaterial, float particleRadius) {
             ClothMeshParams p;
             p.vertices = rowsOf<Vec3>(vertices, "vertices");
-            p.triangles = rowsOf<Int3>(triangles, "triangles");
+            p.triangles = rowsOf<Int3>(indexRows(triangleIndices, "triangles"), "triangles");
             p.position = position;
             p.rotation = rotation;
             p.scale = scale;
@@ -160,9 +199,10 @@ void bindBuilders(nb::module_& m) {
           "{'bodies', 'shapes', 'joints'}.")
       .def(
           "add_rod_graph",
-          [](CableBuilder& b, const FloatRows& nodes, const IntRows& edges,
+          [](CableBuilder& b, const FloatRows& nodes, nb::handle edgeIndices,
              const std::optional<RodParams>& params, const std::optional<FloatRows>& quaternions) {
             const std::vector<Vec3> n = rowsOf<Vec3>(nodes, "nodes");
+            const IntRows edges = indexRows(edgeIndices, "edges");
             std::vector<std::pair<int, int>> e(edges.shape(0));
             if (edges.shape(1) != 2) throw nb::value_error("edges must have shape (m, 2)");
             for (size_t i = 0; i < e.size(); ++i) e[i] = {edges(i, 0), edges(i, 1)};

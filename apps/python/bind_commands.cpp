@@ -127,8 +127,7 @@ int runWithStreams(const char* what, bool quiet, Command&& command) {
 
 std::vector<std::string> sceneOptionList(const nb::dict& options) {
   std::vector<std::string> out;
-  for (auto [key, value] : options)
-    out.push_back(nb::cast<std::string>(key) + "=" + optionValue(value));
+  for (auto [key, value] : options) out.push_back(optionKey(key) + "=" + optionValue(value));
   return out;
 }
 
@@ -139,6 +138,14 @@ std::string worldList(nb::handle worlds) {
 }
 
 }  // namespace
+
+std::string optionKey(nb::handle key) {
+  if (!nb::isinstance<nb::str>(key))
+    throw nb::type_error(("options: the keys are scene option names (str), not " +
+                          nb::cast<std::string>(nb::repr(key)))
+                             .c_str());
+  return nb::cast<std::string>(key);
+}
 
 std::string optionValue(nb::handle value) {
   if (nb::isinstance<nb::str>(value)) return nb::cast<std::string>(value);

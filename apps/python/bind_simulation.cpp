@@ -10,8 +10,11 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
+#include <cmath>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include "apps/python/bindings.h"
 #include "collision/intersection_check.h"
@@ -81,12 +84,38 @@ struct PySimulation {
   std::unique_ptr<Simulation> sim;
   const Scene* scene = nullptr;  // from_scene
   int worlds = 1;
+  // Set while a call runs without the GIL (step, self_intersections): the solver's buffers (which
+  // a frame may regrow) are one thread's at a time, so a second such call, or a read or write of
+  // the state, from another thread meanwhile is refused instead of racing it.
+  // (On the heap: a PySimulation is built, then moved into its Python object.)
+  std::unique_ptr<std::atomic<bool>> busy = std::make_unique<std::atomic<bool>>(false);
+  static constexpr const char* kBusy =
+      "this Simulation is stepping in another thread; use it from one thread at a time (or give "
+      "each thread a Simulation of its own)";
+
+  void requireIdle() const {
+    if (busy->load()) throw Error(kBusy);
+  }
+  /// Marks the simulation busy for its lifetime (refused when it already is).
+  struct BusyScope {
+    explicit BusyScope(PySimulation& s) : s_(s) {
+      if (s_.busy->exchange(true)) throw Error(kBusy);
+    }
+    ~BusyScope() { s_.busy->store(false); }
+    BusyScope(const BusyScope&) = delete;
+    BusyScope& operator=(const BusyScope&) = delete;
+
+   private:
+    PySimulation& s_;
+  };
 
   ClothPart& clothPart() {
+    requireIdle();
     if (!sim->hasCloth()) throw Error("this simulation has no cloth");
     return sim->cloth();
   }
   RigidPart& rigidPart() {
+    requireIdle();
     if (!sim->hasRigid()) throw Error("this simulation has no rigid model");
     return sim->rigid();
   }
@@ -132,6 +161,23 @@ void uploadRows(DeviceBuffer<T>& buffer, const FloatRows& values, const char* wh
     throw nb::value_error((std::string(what) + " must have " + std::to_string(buffer.size()) +
                            " rows, not " + std::to_string(rows.size()))
                               .c_str());
+  // The solver takes the state as it is: a NaN would spread through the whole model in a step.
+  constexpr size_t columns = sizeof(T) / sizeof(float);
+  const float* v = reinterpret_cast<const float*>(rows.data());
+  for (size_t i = 0; i < rows.size() * columns; ++i)
+    if (!std::isfinite(v[i]))
+      throw nb::value_error((std::string(what) + ": row " + std::to_string(i / columns) +
+                             " holds a non-finite value (" + std::to_string(v[i]) +
+                             "); the state must be finite")
+                                .c_str());
+  if constexpr (std::is_same_v<T, Transform>)
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Quat& q = rows[i].q;
+      if (!(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w > 1e-12f))
+        throw nb::value_error((std::string(what) + ": row " + std::to_string(i) +
+                               " has a zero rotation quaternion; give a unit quaternion")
+                                  .c_str());
+    }
   buffer.upload(rows);
 }
 
@@ -189,9 +235,11 @@ void bindSimulation(nb::module_& m) {
             const Scene& scene = findScene(name);
             SceneOptions sceneOptions;
             for (auto [key, value] : options)
-              sceneOptions.values[nb::cast<std::string>(key)] = optionValue(value);
+              sceneOptions.values[optionKey(key)] = optionValue(value);
             sceneOptions.worlds = worlds;
             sceneOptions.worldSpacing = spacing;
+            // As weft run: a size option far too large is refused before anything is allocated.
+            checkSceneFits(scene, sceneOptions, availableHostMemory(), 0);
             auto s = std::make_unique<PySimulation>();
             std::optional<ModelDesc> cloth;
             std::optional<RigidDesc> rigid;
@@ -214,6 +262,7 @@ void bindSimulation(nb::module_& m) {
           "step",
           [](PySimulation& s, int frames) {
             if (frames < 0) throw Error("step: frames must be >= 0");
+            const PySimulation::BusyScope busy(s);
             for (int f = 0; f < frames; ++f) {
               {
                 nb::gil_scoped_release release;
@@ -360,6 +409,7 @@ void bindSimulation(nb::module_& m) {
           "self_intersections",
           [](PySimulation& s) {
             ClothPart& part = s.clothPart();
+            const PySimulation::BusyScope busy(s);
             nb::gil_scoped_release release;
             IntersectionCounter counter(*s.device->device, s.cloth->numParticles(),
                                         s.cloth->triangles, s.cloth->edges, s.cloth->worlds,

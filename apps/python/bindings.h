@@ -97,6 +97,8 @@ nb::class_<T> dataClass(nb::class_<T> cls) {
 /// A scene option's value as weft run takes it: a string as given, a number as Python prints it,
 /// a list or tuple joined with commas (spread over worlds).
 std::string optionValue(nb::handle value);
+/// A scene option's name: a str, else a TypeError naming the key.
+std::string optionKey(nb::handle key);
 
 void bindTypes(nb::module_& m);       // math, materials, shapes, motions, options
 void bindBuilders(nb::module_& m);    // ClothBuilder, CableBuilder, the models, worlds

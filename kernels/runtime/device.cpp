@@ -60,7 +60,8 @@ std::string cudaUnavailableReason() {
   if (count == 0) return "no CUDA GPU is visible";
   return "";
 #else
-  return "this build of Weft has no CUDA backend (nvcc was not found when it was configured)";
+  return "this build of Weft has no CUDA backend (configured without CUDA: nvcc was not found, or "
+         "WEFT_ENABLE_CUDA=OFF)";
 #endif
 }
 

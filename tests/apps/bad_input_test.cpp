@@ -194,6 +194,10 @@ TEST_F(BadInput, CommandLineValuesAreNamedWithWhatTheyAccept) {
     expectRejected({"run", "cable_y_junction", "--device", "cpu", "--worlds", "2",
                     "--world-spacing", bad, "0", "0"},
                    {"--world-spacing", "must be a finite number, not '" + bad + "'"});
+  expectRejected({"run", "cable_y_junction", "--device", "cpu", "--chebyshev-rho", "nan"},
+                 {"--chebyshev-rho"});
+  expectRejected({"run", "cable_cantilever", "--device", "cpu", "--convergence-plot", "c.png"},
+                 {"--convergence-plot draws an SVG chart: give FILE.svg, not c.png"});
   expectRejected({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1,,2"},
                  {"--worlds '1,,2': an item of the list is empty"});
   expectRejected({"bench", "--scenes", "cable_y_junction,", "--device", "cpu"},

@@ -243,6 +243,14 @@ TEST_F(CliTest, ViewMakesThePlayerOfAUsdaOrOfObjFrames) {
   EXPECT_EQ(meta["frames"], 3);
   EXPECT_EQ(meta["fps"], 30.0);
   EXPECT_EQ(meta["cloth"]["particles"], 1089);
+  // One frame is not a run; a gap in the numbering would show later frames at the wrong times.
+  r = cli({"view", path("obj/cloth_hanging_00001.obj"), "-o", path("x.html")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("is one OBJ frame: give the folder"));
+  fs::remove(path("obj/cloth_hanging_00001.obj"));
+  r = cli({"view", path("obj"), "-o", path("x.html")});
+  EXPECT_EQ(r.code, kExitError);
+  EXPECT_THAT(r.err, HasSubstr("frame 1 (cloth_hanging_00001.obj) is missing"));
 
   // What cannot be read is an error that names it.
   r = cli({"view", path("missing.usda"), "-o", path("x.html")});

@@ -65,6 +65,18 @@ def test_errors_of_commands_are_exceptions_with_the_tools_message():
         weft.Simulation.from_scene("no_such_scene")
     with pytest.raises(weft.Error, match="layers"):
         weft.run_scene("cable_pile", frames=1, options={"layers": "abc"}, quiet=True)
+    # The command line's ranges hold here too.
+    with pytest.raises(weft.Error, match="--iterations must be a whole number from 1 to 10000"):
+        weft.run_scene("cable_twist", frames=1, iterations=-3, quiet=True)
+    with pytest.raises(weft.Error, match="--worlds must be a whole number from 1 to 1000000"):
+        weft.run_scene("cable_twist", frames=1, worlds=2**31 - 1, quiet=True)
+    with pytest.raises(TypeError, match="keys are scene option names"):
+        weft.run_scene("cable_pile", frames=1, options={1: 2}, quiet=True)
+    with pytest.raises(TypeError, match="keys are scene option names"):
+        weft.Simulation.from_scene("cloth_fold", options={3: 4})
+    # A size far too large is refused before anything is allocated, as by weft run.
+    with pytest.raises(weft.Error, match="4000000000 bodies"):
+        weft.Simulation.from_scene("cable_pile", options={"layers": 10000, "lanes": 10000})
 
 
 def test_bench_returns_worlds_per_second():

@@ -157,6 +157,47 @@ def test_gil_is_released_while_stepping():
     assert ticks > 1000 * one_call, (ticks, one_call)
 
 
+def test_the_state_must_be_finite():
+    sim = weft.Simulation(cloth=free_cloth(), device="cpu")
+    x = sim.positions
+    x[3, 1] = np.nan
+    with pytest.raises(ValueError, match="row 3 holds a non-finite value"):
+        sim.positions = x
+    assert np.isfinite(sim.positions).all()  # the state was left as it was
+    rods = weft.Simulation(rigid=free_rod(), device="cpu")
+    poses = rods.poses
+    poses[0, 3:] = 0.0
+    with pytest.raises(ValueError, match="row 0 has a zero rotation quaternion"):
+        rods.poses = poses
+
+
+def test_a_simulation_steps_in_one_thread_at_a_time():
+    # While one thread steps (without the GIL), a second step, or a read or write of the state,
+    # from another thread is refused instead of racing it; the stepping thread's result is the
+    # same as stepping alone.
+    def make():
+        return weft.Simulation(cloth=free_cloth(n=24),
+                               cloth_options=weft.SolverOptions(iterations=10), device="cpu")
+    sim = make()
+    worker = threading.Thread(target=sim.step, args=(20,))
+    worker.start()
+    refused = {"step": 0, "positions": 0}
+    stepped = 0  # a step that came just after the worker's ended
+    while worker.is_alive():
+        for name, call in (("step", lambda: sim.step(1)), ("positions", lambda: sim.positions)):
+            try:
+                call()
+                stepped += name == "step"
+            except weft.Error as e:
+                assert "stepping in another thread" in str(e)
+                refused[name] += 1
+    worker.join()
+    assert refused["step"] > 0 and refused["positions"] > 0, refused
+    alone = make()
+    alone.step(20 + stepped)
+    np.testing.assert_array_equal(sim.positions, alone.positions)
+
+
 def test_rigid_model_and_worlds():
     rod = free_rod()
     two = weft.replicate_worlds(rod, 2, spacing=(0.0, 1.0, 0.0))
@@ -187,6 +228,17 @@ def test_bad_input_raises_clear_errors():
         builder.finalize()
     with pytest.raises(ValueError, match=r"vertices must have shape \(n, 3\)"):
         weft.ClothBuilder().add_cloth_mesh(np.zeros((4, 2)), np.zeros((1, 3), dtype=np.int32))
+    # Indices are integers within 32 bits: NumPy's cast would wrap or truncate them silently.
+    vertices = np.eye(3)
+    with pytest.raises(ValueError, match="outside the 32-bit range"):
+        weft.ClothBuilder().add_cloth_mesh(vertices, np.array([[0, 1, 2**32 + 2]], np.int64))
+    with pytest.raises(TypeError, match="triangles must hold integer indices, not float64"):
+        weft.ClothBuilder().add_cloth_mesh(vertices, np.array([[0, 1, 2.7]]))
+    with pytest.raises(TypeError, match="edges must hold integer indices"):
+        weft.CableBuilder().add_rod_graph(vertices, np.array([[0.0, 1.5]]))
+    weft.ClothBuilder().add_cloth_mesh(vertices, np.array([[0, 1, 2]], np.uint64))  # fits: taken
+    with pytest.raises(TypeError, match="all ClothModel or all RigidModel"):
+        weft.combine_worlds([free_cloth(), free_rod()])
     with pytest.raises(TypeError, match="no field 'stifness'"):
         weft.TriangleMaterial(stifness=1.0)
     with pytest.raises(weft.Error, match="cloth model, a rigid model or both"):

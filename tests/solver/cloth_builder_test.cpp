@@ -506,6 +506,10 @@ TEST(ClothBuilderValidation, MeshParametersAndIndices) {
   const ClothMeshParams good = foldedPair(0.5f);
   EXPECT_EQ(meshError(good), "(no weft::Error thrown)");
   ClothMeshParams p = good;
+  for (Vec3& v : p.vertices) v = {1.0f, 2.0f, 3.0f};  // every triangle of zero area
+  EXPECT_THAT(meshError(p),
+              AllOf(HasSubstr("of its triangles have zero area"), HasSubstr("no cloth is left")));
+  p = good;
   p.density = -0.1f;
   EXPECT_THAT(meshError(p), AllOf(HasSubstr("cloth mesh 0"), HasSubstr("density")));
   p = good;
@@ -518,6 +522,9 @@ TEST(ClothBuilderValidation, MeshParametersAndIndices) {
   p.vertices[3].z = nan;
   EXPECT_THAT(meshError(p), AllOf(HasSubstr("particle 3"), HasSubstr("cloth mesh 0"),
                                   HasSubstr("non-finite position")));
+  for (Vec3& v : p.vertices) v.y = nan;  // every triangle degenerate, but named by its vertices
+  EXPECT_THAT(meshError(p),
+              AllOf(HasSubstr("non-finite position"), ::testing::Not(HasSubstr("zero area"))));
   p = good;
   p.triangles[1] = {1, 0, 7};
   EXPECT_THAT(meshError(p), AllOf(HasSubstr("cloth mesh 0"), HasSubstr("triangle 1"),
