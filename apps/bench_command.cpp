@@ -513,6 +513,9 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
   const std::vector<int> worldCounts = parseWorldCounts(options.worlds);
   if (options.worldsOnly && worldCounts.empty())
     throw Error("--worlds-only needs --worlds (the batches to time)");
+  if (!options.mergePath.empty() && options.jsonPath.empty() && options.markdownPath.empty())
+    throw Error("--merge adds the results to those of " + options.mergePath +
+                ": give --json or --markdown (or both) to write them");
   const std::optional<nlohmann::json> earlier = readEarlierResults(options.mergePath);
   std::string worldsPlot;  // beside the page: the scaling chart it shows
   if (!worldCounts.empty() && !options.markdownPath.empty()) {
@@ -522,10 +525,11 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
     checkOutputFile(worldsPlot, "--markdown's chart");
   }
   auto device = openDevice(options.device, false);
-  if (!device->isCuda() && options.table != "default" && options.table != "tuned" &&
-      options.table != "both")
-    err << "weft bench: the CPU backend has no block sizes; the table " << options.table
-        << " is not used\n";
+  if (!device->isCuda() && options.table != "default")
+    err << "weft bench: the CPU backend has no block sizes; launch tables do not apply ("
+        << (options.table == "tuned" || options.table == "both" ? std::string("the tuned table")
+                                                                : "the table " + options.table)
+        << " is not used): measuring the built-in defaults\n";
 
   // Which tables: built-in defaults and the tuned table (when one exists for this GPU), or one.
   struct TableRun {

@@ -562,14 +562,19 @@ TEST_F(CliTest, BenchPageFromSingleRunsAndBatchesMeasuredApart) {
   other["commit"] = "0123456789ab";
   writeFile(path("other.json"), other.dump());
   r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1",
-           "--worlds-only", "--merge", path("other.json")});
+           "--worlds-only", "--merge", path("other.json"), "--json", path("m.json")});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("at commit 0123456789ab"));
   writeFile(path("bad.json"), "{\"scenes\": 3}");
-  r = cli(
-      {"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--merge", path("bad.json")});
+  r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--merge", path("bad.json"),
+           "--json", path("m.json")});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("is not the --json of a weft bench run"));
+  r = cli(
+      {"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--merge", path("single.json")});
+  EXPECT_EQ(r.code, kExitError);  // merged, then written nowhere
+  EXPECT_THAT(r.err, HasSubstr("give --json or --markdown (or both) to write them"));
+  EXPECT_FALSE(fs::exists(path("m.json")));
   r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds-only"});
   EXPECT_EQ(r.code, kExitError);
   EXPECT_THAT(r.err, HasSubstr("--worlds-only needs --worlds"));
@@ -589,6 +594,8 @@ TEST_F(CliTest, BenchRunsOnTheCpuAndWritesValidJson) {
   const CliResult r = cli({"bench", "--scenes", "cloth_hanging", "--device", "cpu", "--repetitions",
                            "1", "--json", path("bench.json"), "--markdown", path("BENCHMARKS.md")});
   ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_THAT(r.err, HasSubstr("launch tables do not apply (the tuned table is not used): "
+                               "measuring the built-in defaults"));
   EXPECT_THAT(r.out, HasSubstr("cloth_hanging"));
   EXPECT_THAT(r.out, HasSubstr("us/substep"));
   const auto j = nlohmann::json::parse(readFile(path("bench.json")));
