@@ -258,8 +258,10 @@ std::string markdown(const nlohmann::json& all) {
     return formatFixed(median, 1) + " (±" + formatFixed(spread, 0) + "%)";
   };
   md << "## User-visible cost per substep (the scene's frame pipeline over a window)\n\n"
-     << "A fresh run of each scene; every frame is one graph replay timed with CUDA events; the "
-        "figure is the median frame time over the window's frames (0-based, end exclusive) "
+     << "A fresh run of each scene; every frame is "
+     << (cpu ? "timed with the host clock (CPU backend)"
+             : "one graph replay timed with CUDA events")
+     << "; the figure is the median frame time over the window's frames (0-based, end exclusive) "
         "divided by substeps, with the spread (max − min)/median over those frames (contact "
         "changes from frame to frame, so this spread is the scene's, not noise). Reference: "
      << kReferenceProvenance
@@ -387,8 +389,9 @@ std::string markdown(const nlohmann::json& all) {
     if (!worldsHeader) {
       md << "## Many worlds per GPU\n\n"
             "Each scene replicated into N worlds in one model (`weft bench --worlds`; "
-            "docs/PERFORMANCE.md): built, 3 frames run, then 10 frames timed, each one graph "
-            "replay with CUDA events; µs per substep is the median frame time / substeps, "
+            "docs/PERFORMANCE.md): built, 3 frames run, then 10 frames timed, each "
+         << (cpu ? "with the host clock (CPU backend)" : "one graph replay with CUDA events")
+         << "; µs per substep is the median frame time / substeps, "
             "world-substeps per second is N / that. Launch sizes: the table's batch entries "
             "(\"scene@W\", `weft tune-launch --worlds W`) of the largest W ≤ N, else one world's. "
             "Reference: Newton 1.8.0 replicated the same way on an H100 (2026-11-23, frame graphs, "

@@ -510,6 +510,8 @@ TEST_F(CliTest, BenchTimesBatchesOfWorlds) {
   EXPECT_GT(worlds[1]["us_per_substep"].get<double>(), 0.0);
   const std::string page = readFile(path("BENCHMARKS.md"));
   EXPECT_THAT(page, HasSubstr("## Many worlds per GPU"));
+  EXPECT_THAT(page, HasSubstr("10 frames timed, each with the host clock (CPU backend)"));
+  EXPECT_THAT(page, HasSubstr("every frame is timed with the host clock (CPU backend)"));
   EXPECT_THAT(page, HasSubstr("benchmarks_worlds.svg"));
   EXPECT_THAT(readFile(path("benchmarks_worlds.svg")), HasSubstr("<polyline"));
   EXPECT_EQ(
