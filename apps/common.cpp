@@ -80,17 +80,8 @@ TableSelection applyLaunchTable(Device& device, const std::string& tablePath,
 }
 
 std::vector<std::string> splitList(const std::string& text, const std::string& option) {
-  std::vector<std::string> items;
-  if (text.empty()) return items;
-  size_t begin = 0;
-  while (true) {
-    const size_t comma = text.find(',', begin);
-    items.push_back(text.substr(begin, comma == std::string::npos ? comma : comma - begin));
-    if (items.back().empty())
-      throw Error(option + " '" + text + "': an item of the list is empty (give A,B,C)");
-    if (comma == std::string::npos) return items;
-    begin = comma + 1;
-  }
+  if (text.empty()) return {};
+  return commaItems(text, option + " '" + text + "'");
 }
 
 std::vector<std::string> resolveSceneList(const std::string& spec, const std::string& purpose) {

@@ -14,8 +14,7 @@ int infoCommand(const InfoOptions& options, std::ostream& out, std::ostream& err
   try {
     std::string scene;
     if (!options.scene.empty()) scene = findScene(options.scene).name;
-    if (options.worlds < 1 || options.worlds > kMaxWorlds)
-      throw Error("--worlds must be a whole number from 1 to " + std::to_string(kMaxWorlds));
+    checkWorldCount(options.worlds);
     if (options.worlds > 1 && scene.empty()) throw Error("--worlds needs --scene SCENE");
     auto device = openDevice(options.device, false);
     const TableSelection table =

@@ -653,9 +653,7 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err,
   if (std::isnan(options.chebyshevRho) || options.chebyshevRho >= 1.0f)
     throw Error("--chebyshev-rho must be in [0, 1) (negative: the scene's), not " +
                 std::to_string(options.chebyshevRho));
-  if (options.worlds < 1 || options.worlds > kMaxWorlds)
-    throw Error("--worlds must be a whole number from 1 to " + std::to_string(kMaxWorlds) +
-                ", not " + std::to_string(options.worlds));
+  checkWorldCount(options.worlds);
   const int frames = options.frames > 0 ? options.frames : scene.defaultFrames;
   auto device = openDevice(options.device, options.debugLaunches);
   const TableSelection table = applyLaunchTable(*device, options.launchTable, scene.name, err,

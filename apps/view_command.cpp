@@ -216,7 +216,7 @@ Frames readUsda(const fs::path& path) {
           prim.orientSamples.size() != prim.translateSamples.size())
         throw Error(where + ": " + std::to_string(prim.translateSamples.size()) +
                     " positions and " + std::to_string(prim.orientSamples.size()) +
-                    " orientations over time, the " + "first body " + std::to_string(bodyFrames) +
+                    " orientations over time, the first body " + std::to_string(bodyFrames) +
                     " of each (the file is incomplete or was edited)");
       if (body >= out.rigid.numBodies()) out.rigid.bodies.resize(size_t(body) + 1);
       if (out.bodies.size() < prim.translateSamples.size())

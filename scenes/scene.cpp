@@ -60,11 +60,28 @@ void checkElementsFit(const std::string& what, long long elements, bool cable, s
   if (deviceBytes > 0 && need > double(deviceBytes)) refuse("the GPU has", deviceBytes);
 }
 
+void checkWorldCount(long long worlds) {
+  if (worlds < 1 || worlds > kMaxWorlds)
+    throw Error("--worlds must be a whole number from 1 to " + std::to_string(kMaxWorlds) +
+                ", not " + std::to_string(worlds));
+}
+
+std::vector<std::string> commaItems(const std::string& text, const std::string& what) {
+  std::vector<std::string> items;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    items.push_back(text.substr(begin, comma == std::string::npos ? comma : comma - begin));
+    if (items.back().empty()) throw Error(what + ": an item of the list is empty (give A,B,C)");
+    if (comma == std::string::npos) return items;
+    begin = comma + 1;
+  }
+}
+
 void checkSceneFits(const Scene& scene, const SceneOptions& options, size_t hostBytes,
                     size_t deviceBytes) {
-  if (options.worlds < 1 || options.totalWorlds() > kMaxWorlds)
-    throw Error("--worlds must be a whole number from 1 to " + std::to_string(kMaxWorlds) +
-                ", not " + std::to_string(options.totalWorlds()));
+  checkWorldCount(options.worlds);
+  checkWorldCount(options.totalWorlds());
   if (!scene.elementsFor) return;
   std::string given;
   for (const auto& [key, value] : options.values) given += " " + key + "=" + value;

@@ -21,6 +21,11 @@ namespace weft {
 
 /// The most worlds of one batch (--worlds; the world index and the per-world lists are ints).
 inline constexpr int kMaxWorlds = 1000000;
+/// Throws weft::Error unless 1 <= worlds <= kMaxWorlds (every caller's --worlds, the CLI's and
+/// Python's alike).
+void checkWorldCount(long long worlds);
+/// The comma-separated items of `text`; an empty one is an error that names `what`.
+std::vector<std::string> commaItems(const std::string& text, const std::string& what);
 
 /// Options a user may pass to any scene (those a scene does not use are ignored, and the scene's
 /// description says which it uses).

@@ -43,19 +43,7 @@ std::pair<double, double> rangeEnds(const std::string& key, const std::string& v
 }
 
 std::vector<std::string> listItems(const std::string& key, const std::string& value) {
-  std::vector<std::string> items;
-  size_t begin = 0;
-  while (true) {
-    const size_t comma = value.find(',', begin);
-    const std::string item =
-        value.substr(begin, comma == std::string::npos ? comma : comma - begin);
-    if (item.empty())
-      throw Error("scene option " + key + "=" + value + ": a list item is empty (a list is " +
-                  "A,B,C, e.g. layers=1,2,3)");
-    items.push_back(item);
-    if (comma == std::string::npos) return items;
-    begin = comma + 1;
-  }
+  return commaItems(value, "scene option " + key + "=" + value);
 }
 
 std::string shortNumber(double value) {
@@ -144,10 +132,8 @@ template <class Desc, class Build>
 SceneWorlds<Desc> buildWorlds(const Scene& scene, const SceneOptions& options, size_t deviceBytes,
                               Build&& build) {
   const int n = options.worlds, first = options.firstWorld, total = options.totalWorlds();
-  if (n < 1) throw Error("--worlds must be at least 1 (got " + std::to_string(n) + ")");
-  if (total > kMaxWorlds)
-    throw Error("--worlds " + std::to_string(total) + ": at most " + std::to_string(kMaxWorlds) +
-                " worlds in one batch");
+  checkWorldCount(n);
+  checkWorldCount(total);
   if (first < 0 || first + n > total)
     throw Error("worlds " + std::to_string(first) + "-" + std::to_string(first + n - 1) +
                 " are not part of a batch of " + std::to_string(total));

@@ -62,14 +62,11 @@ IntRows indexRows(nb::handle array, const char* what) {
                           nb::cast<std::string>(a.attr("dtype").attr("name")) + " values")
                              .c_str());
   if (nb::cast<size_t>(a.attr("size")) > 0) {
-    const long long lo = nb::cast<long long>(a.attr("min")());
-    const long long hi = kind == "u" && nb::cast<unsigned long long>(a.attr("max")()) >
-                                            (unsigned long long)(INT32_MAX)
-                             ? (long long)(INT32_MAX) + 1
-                             : nb::cast<long long>(a.attr("max")());
+    // As doubles: exact for every int32, and ordered right for any int64 or uint64.
+    const double lo = nb::cast<double>(a.attr("min")()), hi = nb::cast<double>(a.attr("max")());
     if (lo < INT32_MIN || hi > INT32_MAX)
       throw nb::value_error((std::string(what) + " holds an index outside the 32-bit range (" +
-                             std::to_string(lo < INT32_MIN ? lo : hi) + ")")
+                             std::to_string((long long)(lo < INT32_MIN ? lo : hi)) + ")")
                                 .c_str());
   }
   return nb::cast<IntRows>(np.attr("ascontiguousarray")(a, "dtype"_a = "int32"));
