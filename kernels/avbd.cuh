@@ -346,8 +346,7 @@ struct FoldedDuals {
 ///   parts 1 .. J                the body's joints, in its joint order
 ///   parts J+1 .. J+P            contact runs: run k sums the body's list entries k, k+P, k+2P, …
 ///                               in order, P = min(kContactParts, its rows)
-/// Each part is packed to the lower triangles that the solve reads (BodyBlockLower). The tile's
-/// fixed tree adds the parts (the order depends only on the part count, so the block is
+/// The tile's fixed tree adds the parts (the order depends only on the part count, so the block is
 /// bit-identical for every tile size and on the CPU), lane 0 factors the 6×6 system and writes the
 /// new pose to `poses.updated`. Kinematic bodies have no parts and copy their pose across.
 /// Lanes of one warp that evaluate parts of different kinds (inertia, joint, contact run) diverge
@@ -360,7 +359,7 @@ struct SolveRigidBodyTileT {
   static constexpr KernelId kId =
       kFoldsDuals ? KernelId::solve_rigid_body_tile_folding_duals : KernelId::solve_rigid_body_tile;
   static constexpr int kContactParts = 16;
-  using Part = BodyBlockLower;  // the lower triangles: what solveBodyBlock reads
+  using Part = BodyBlock;
 
   RigidBodiesDevice bodies;
   RigidJointsDevice joints;
@@ -455,11 +454,10 @@ struct SolveRigidBodyTileT {
     }
     const int b = colorBodies[item];
     if (k == 0)
-      return Part::of(inertialBlock(poses.previous[b], inertialPoses[b], bodies.com[b],
-                                    bodies.mass[b], bodies.inertia[b], h));
+      return inertialBlock(poses.previous[b], inertialPoses[b], bodies.com[b], bodies.mass[b],
+                           bodies.inertia[b], h);
     const int jointParts = joints.offsets[b + 1] - joints.offsets[b];
-    if (k <= jointParts)
-      return Part::of(jointPart(b, joints.bodyJoints[joints.offsets[b] + k - 1]));
+    if (k <= jointParts) return jointPart(b, joints.bodyJoints[joints.offsets[b] + k - 1]);
     const int run = k - 1 - jointParts, runs = contactRuns(b);
     BodyBlock sum{};
     const int end = contacts.bodyOffsets[b + 1];
@@ -472,7 +470,7 @@ struct SolveRigidBodyTileT {
                                contactFrames(c, bodies.com, poses, startPoses), h, frictionEpsilon,
                                contactAlpha);
     }
-    return Part::of(sum);
+    return sum;
   }
 
   WEFT_HD BodyBlock jointPart(int b, int j) const {
@@ -501,7 +499,7 @@ struct SolveRigidBodyTileT {
     const bool accelerated = chebyshevOmega != 1.0f;
     const Transform older = accelerated ? poses.updated[b] : pose;
     Vec3 dx, dtheta;
-    solveBodyBlock(block.expand(), dx, dtheta);
+    solveBodyBlock(block, dx, dtheta);
     Transform solved = applyIncrement(pose, bodies.com[b], dx, dtheta);
     if (accelerated) solved = extrapolatePose(older, solved, bodies.com[b], chebyshevOmega);
     poses.updated[b] = solved;

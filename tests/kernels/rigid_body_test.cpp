@@ -166,42 +166,6 @@ TEST(RigidBody, LdltSolveReadsOnlyLowerTriangles) {
   }
 }
 
-// The tile sums BodyBlockLower (kernels/body_block.h): a sum of packed blocks solves to exactly
-// the bits of the same sum of full blocks, and packing keeps every entry the solve reads.
-TEST(RigidBody, LowerTrianglesSumAndSolveLikeTheFullBlock) {
-  Random rng;
-  TRACE_SEED(rng);
-  for (int trial = 0; trial < 50; ++trial) {
-    const int terms = int(rng.uniform(1, 6));
-    BodyBlock full;
-    BodyBlockLower packed;
-    for (int t = 0; t < terms; ++t) {
-      const BodyBlock b = randomBlock(rng);
-      full += b;
-      packed += BodyBlockLower::of(b);
-    }
-    const BodyBlock expanded = packed.expand();
-    EXPECT_EQ(expanded.force, full.force);
-    EXPECT_EQ(expanded.torque, full.torque);
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) {
-        EXPECT_EQ(expanded.hal(r, c), full.hal(r, c));
-        if (c <= r) {
-          EXPECT_EQ(expanded.hll(r, c), full.hll(r, c));
-          EXPECT_EQ(expanded.haa(r, c), full.haa(r, c));
-        }
-        EXPECT_EQ(expanded.hll(r, c), expanded.hll(c, r));
-        EXPECT_EQ(expanded.haa(r, c), expanded.haa(c, r));
-      }
-    Vec3 dx, dtheta, dxPacked, dthetaPacked;
-    solveBodyBlock(full, dx, dtheta);
-    solveBodyBlock(expanded, dxPacked, dthetaPacked);
-    EXPECT_EQ(dx, dxPacked);
-    EXPECT_EQ(dtheta, dthetaPacked);
-  }
-  static_assert(sizeof(BodyBlockLower) == 27 * sizeof(float));
-}
-
 TEST(RigidBody, FreeFallMatchesSemiImplicitEuler) {
   Random rng;
   TRACE_SEED(rng);
