@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <numbers>
 #include <set>
 #include <string>
@@ -405,12 +406,19 @@ RodIds CableBuilder::addRodGraph(std::span<const Vec3> nodes,
     throw Error(rod + ": got " + std::to_string(quaternions.size()) + " quaternions for " +
                 std::to_string(edges.size()) + " edges; give one per edge, or none.");
   const int numNodes = int(nodes.size());
+  // The first edge of each node pair: a second capsule along the same segment would lie inside
+  // the first, jointed to it or not.
+  std::map<std::pair<int, int>, size_t> edgeOf;
   for (size_t e = 0; e < edges.size(); ++e) {
     const auto [u, v] = edges[e];
     if (u < 0 || v < 0 || u >= numNodes || v >= numNodes || u == v)
       throw Error(rod + ": edge " + std::to_string(e) + " (" + std::to_string(u) + ", " +
                   std::to_string(v) + ") must join two different existing nodes (" +
                   std::to_string(numNodes) + " nodes).");
+    if (const auto [it, inserted] = edgeOf.try_emplace(std::minmax(u, v), e); !inserted)
+      throw Error(rod + ": edge " + std::to_string(e) + " (" + std::to_string(u) + ", " +
+                  std::to_string(v) + ") joins the same two nodes as edge " +
+                  std::to_string(it->second) + "; remove one of them.");
   }
 
   // One capsule body and shape per edge, origin and COM at the midpoint.

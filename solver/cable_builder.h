@@ -26,7 +26,8 @@
 // the body coloring by joints (colorGraph on the edges parent–child of every joint with two
 // distinct bodies; contacts are not in the graph) and the body → joint adjacency CSR.
 // Errors: add* calls throw weft::Error at once for input that cannot be built (too few points,
-// mismatched array sizes, a zero-length segment, a non-positive radius); finalize() throws
+// mismatched array sizes, a zero-length segment, two graph edges joining the same nodes, a
+// non-positive radius); finalize() throws
 // weft::Error naming the first invalid body, shape, joint or filtered pair.
 #pragma once
 

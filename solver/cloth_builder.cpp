@@ -1,9 +1,11 @@
 #include "solver/cloth_builder.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <unordered_map>
 
@@ -119,6 +121,9 @@ int ClothBuilder::addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions,
   }
 
   std::vector<int> dropped;  // local ids of degenerate triangles
+  // The first triangle of each vertex set (sorted corners): a repeated triangle would add its
+  // membrane twice and hinge on itself.
+  std::map<std::array<int, 3>, size_t> triangleOf;
   for (size_t k = 0; k < local.size(); ++k) {
     const Int3& t = local[k];
     // Indices are checked against this cloth's own vertices: shifted by `first`, a wrong index
@@ -136,6 +141,15 @@ int ClothBuilder::addCloth(Cloth cloth, const std::vector<Vec3>& worldPositions,
       if (cloth.error.empty())
         cloth.error = cloth.name + ": " + describeTriangle(k, t, lines) +
                       " repeats a vertex; remove it or fix its indices.";
+      continue;
+    }
+    std::array<int, 3> corners{t.x, t.y, t.z};
+    std::sort(corners.begin(), corners.end());
+    if (const auto [it, inserted] = triangleOf.try_emplace(corners, k); !inserted) {
+      if (cloth.error.empty())
+        cloth.error =
+            cloth.name + ": " + describeTriangle(k, t, lines) + " has the same three vertices as " +
+            describeTriangle(it->second, local[it->second], lines) + "; remove one of them.";
       continue;
     }
     const Int3 global{t.x + first, t.y + first, t.z + first};

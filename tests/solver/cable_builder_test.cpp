@@ -609,6 +609,13 @@ TEST(CableBuilder, ConstructionErrorsNameTheRodAndItem) {
               HasSubstr("edge 0"));
   EXPECT_THAT(errorOf([&] { CableBuilder().addRodGraph(points, {}, {}, rod); }),
               HasSubstr("no edges"));
+  // The same segment twice, in either direction: two capsules inside each other.
+  for (const std::pair<int, int> again : {std::pair{1, 2}, std::pair{2, 1}}) {
+    const std::vector<std::pair<int, int>> twice = {{0, 1}, {1, 2}, again};
+    EXPECT_THAT(
+        errorOf([&] { CableBuilder().addRodGraph(points, twice, {}, rod); }),
+        AllOf(HasSubstr("'example'"), HasSubstr("edge 2"), HasSubstr("same two nodes as edge 1")));
+  }
 }
 
 /// A valid two-body description to break one item at a time.

@@ -429,6 +429,18 @@ TEST(ClothBuilder, NonManifoldEdgeIsAnErrorNamingTheEdge) {
                     HasSubstr("particles 4, 5"), HasSubstr("three or more triangles")));
 }
 
+TEST(ClothBuilder, RepeatedTriangleIsAnErrorNamingBoth) {
+  ClothMeshParams mesh;
+  mesh.vertices = {{0, 0, 0}, {1, 0, 0}, {0.5f, 1, 0}, {0.5f, -1, 0}};
+  // The same corners in another order: the membrane would count twice and hinge on itself.
+  mesh.triangles = {{0, 1, 2}, {1, 0, 3}, {2, 0, 1}};
+  ClothBuilder builder;
+  builder.addClothMesh(mesh);
+  EXPECT_THAT(errorOf([&] { builder.finalize(); }),
+              AllOf(HasSubstr("cloth mesh 0"), HasSubstr("triangle 2"),
+                    HasSubstr("same three vertices as triangle 0")));
+}
+
 // ---- Validation: each error names its item ------------------------------------------------
 
 ClothGridParams smallGrid() {
