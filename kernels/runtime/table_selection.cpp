@@ -102,7 +102,9 @@ TableSelection selectLaunchTable(const std::string& cliPath, const GpuIdentity* 
     }
   }
   s.reason = "no launch table for " + gpu->describe() +
-             " (none given, none in kernels/runtime/tables); using the built-in defaults";
+             " (none given, none in kernels/runtime/tables); using the built-in defaults, which "
+             "can be several times slower for batches of worlds: `weft tune-launch` measures "
+             "this GPU's table (docs/TUNING.md)";
   return s;
 }
 

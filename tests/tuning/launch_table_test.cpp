@@ -16,6 +16,7 @@ namespace weft {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 const GpuIdentity kH100{"NVIDIA H100 80GB HBM3", 9, 0, 132};
@@ -202,7 +203,7 @@ TEST(TableSelection, FolderSearchPicksNewestMatchingTable) {
   const TableSelection none = selectLaunchTable("", &unknown, folder);
   EXPECT_FALSE(none.table.has_value());
   EXPECT_FALSE(none.warning);
-  EXPECT_THAT(none.reason, HasSubstr("built-in defaults"));
+  EXPECT_THAT(none.reason, AllOf(HasSubstr("built-in defaults"), HasSubstr("weft tune-launch")));
 }
 
 TEST(TableSelection, CpuBackendUsesNoTable) {
