@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 
 namespace weft {
 namespace {
@@ -14,18 +15,76 @@ void ProgressBar::silence(bool silent) {
   silenced = silent;
 }
 
-ProgressBar::ProgressBar(std::string label, int total)
+ProgressBar::ProgressBar(std::string label, int total, std::string unit)
     : label_(std::move(label)),
+      unit_(std::move(unit)),
       total_(total),
       enabled_(isatty(fileno(stderr)) != 0),
-      start_(std::chrono::steady_clock::now()) {}
+      start_(std::chrono::steady_clock::now()) {
+  if (const char* beat = std::getenv("WEFT_HEARTBEAT_SECONDS")) {
+    const double seconds = std::atof(beat);
+    if (seconds > 0.0) firstBeat_ = nextBeats_ = std::chrono::duration<double>(seconds);
+  }
+}
 
 ProgressBar::~ProgressBar() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (watcher_.joinable()) watcher_.join();
   finish();
+}
+
+void ProgressBar::starting(int step) {
+  if (silenced) return;
+  {
+    std::lock_guard lock(mutex_);
+    running_ = step;
+    stepStart_ = std::chrono::steady_clock::now();
+  }
+  wake_.notify_all();
+  if (!watcher_.joinable()) watcher_ = std::thread([this] { watch(); });
+}
+
+void ProgressBar::watch() {
+  std::unique_lock lock(mutex_);
+  int step = 0;  // the step the next beat is for
+  std::chrono::steady_clock::time_point due;
+  while (!stopping_) {
+    if (running_ != step) {  // a new step (or none): its first beat
+      step = running_;
+      due =
+          stepStart_ + std::chrono::duration_cast<std::chrono::steady_clock::duration>(firstBeat_);
+    }
+    if (step == 0) {
+      wake_.wait(lock, [&] { return stopping_ || running_ != 0; });
+      continue;
+    }
+    if (wake_.wait_until(lock, due, [&] { return stopping_ || running_ != step; })) continue;
+    if (silenced) continue;
+    const double in =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart_).count();
+    clearLocked();
+    std::fprintf(stderr,
+                 "%s: %s %d of %d still running, %.1f s in (Ctrl-C stops the run after it)\n",
+                 label_.c_str(), unit_.c_str(), step, total_, in);
+    std::fflush(stderr);
+    due += std::chrono::duration_cast<std::chrono::steady_clock::duration>(nextBeats_);
+  }
+}
+
+void ProgressBar::clearLocked() {
+  if (!enabled_ || !active_) return;
+  std::fprintf(stderr, "\r\033[K");
+  active_ = false;
 }
 
 void ProgressBar::update(int done, const std::string& note) {
   if (silenced) return;
+  std::lock_guard lock(mutex_);
+  running_ = 0;
   const auto now = std::chrono::steady_clock::now();
   if (!enabled_) {  // plain lines for logs and pipes
     if (printedAny_ && done < total_ && now - lastDraw_ < std::chrono::seconds(5)) return;
@@ -56,10 +115,11 @@ void ProgressBar::update(int done, const std::string& note) {
 }
 
 void ProgressBar::finish() {
+  std::lock_guard lock(mutex_);
+  running_ = 0;
   if (!enabled_ || !active_) return;
-  std::fprintf(stderr, "\r\033[K");
+  clearLocked();
   std::fflush(stderr);
-  active_ = false;
 }
 
 }  // namespace weft

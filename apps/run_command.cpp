@@ -714,9 +714,10 @@ int runScene(const RunOptions& options, std::ostream& out, std::ostream& err,
           (slice ? ", " + ranks().describe() + ", worlds " + std::to_string(slice->first) + "-" +
                        std::to_string(slice->first + slice->count - 1)
                  : ""),
-      frames);
+      frames, "frame");
   const auto wallStart = std::chrono::steady_clock::now();
   for (int frame = 1; frame <= frames && !interruptSignal(); ++frame) {
+    progress.starting(frame);
     sim.advanceFrame();
     framesRun = frame;
     frameMs.push_back(sim.lastFrameMs());

@@ -421,6 +421,25 @@ TEST_F(CliTest, RunWritesObjPerFrame) {
   }
 }
 
+// A frame that runs long (a huge model's) prints a line while it runs instead of nothing until it
+// ends; the interval is shortened here (WEFT_HEARTBEAT_SECONDS) so that a CPU frame is long.
+TEST_F(CliTest, ALongFrameSaysItIsStillRunning) {
+  setenv("WEFT_HEARTBEAT_SECONDS", "0.05", 1);
+  ::testing::internal::CaptureStderr();
+  const CliResult r = cli({"run", "cloth_fold", "--device", "cpu", "--frames", "1", "--format",
+                           "none", "--scene-option", "cells=80"});
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  unsetenv("WEFT_HEARTBEAT_SECONDS");
+  ASSERT_GT(r.seconds, 0.2) << "the frame must outlast the heartbeat for the test to mean anything";
+  EXPECT_THAT(err, HasSubstr("weft run cloth_fold: frame 1 of 1 still running"));
+  EXPECT_THAT(err, HasSubstr("Ctrl-C stops the run after it"));
+  // Fast frames say nothing of the kind (the default interval is 10 s).
+  ::testing::internal::CaptureStderr();
+  cli({"run", "cloth_fold", "--device", "cpu", "--frames", "1", "--format", "none",
+       "--scene-option", "cells=4"});
+  EXPECT_THAT(::testing::internal::GetCapturedStderr(), ::testing::Not(HasSubstr("still running")));
+}
+
 // Half a second in, the cloth is mid-swing: the run completes, its "settled" check fails, and
 // the exit code says so.
 TEST_F(CliTest, FailedCheckGivesExitCodeOne) {
