@@ -63,6 +63,7 @@ void ProgressBar::watch() {
       continue;
     }
     if (wake_.wait_until(lock, due, [&] { return stopping_ || running_ != step; })) continue;
+    due += std::chrono::duration_cast<std::chrono::steady_clock::duration>(nextBeats_);
     if (silenced) continue;
     const double in =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - stepStart_).count();
@@ -71,7 +72,6 @@ void ProgressBar::watch() {
                  "%s: %s %d of %d still running, %.1f s in (Ctrl-C stops the run after it)\n",
                  label_.c_str(), unit_.c_str(), step, total_, in);
     std::fflush(stderr);
-    due += std::chrono::duration_cast<std::chrono::steady_clock::duration>(nextBeats_);
   }
 }
 
