@@ -23,7 +23,8 @@ ProgressBar::ProgressBar(std::string label, int total, std::string unit)
       start_(std::chrono::steady_clock::now()) {
   if (const char* beat = std::getenv("WEFT_HEARTBEAT_SECONDS")) {
     const double seconds = std::atof(beat);
-    if (seconds > 0.0) firstBeat_ = nextBeats_ = std::chrono::duration<double>(seconds);
+    if (seconds > 0.0 && seconds < 1e6)  // else the defaults (and no clock overflow)
+      firstBeat_ = nextBeats_ = std::chrono::duration<double>(seconds);
   }
 }
 
