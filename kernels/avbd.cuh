@@ -55,6 +55,7 @@
 #include "kernels/runtime/atomics.h"
 #include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
+#include "kernels/runtime/word_major.h"
 
 namespace weft {
 
@@ -71,12 +72,14 @@ struct RigidBodiesDevice {
 };
 
 /// Per-joint arrays (owned by RigidModel). Ball joints use the anchors' translations, and the
-/// stretch slot of `rod.material` as their linear stiffness and damping.
+/// stretch slot of `rod.material` as their linear stiffness and damping. The joints' structs (and
+/// their step terms and multipliers) are stored word-major (kernels/runtime/word_major.h): the
+/// body solve reads a joint of a different body in every lane.
 struct RigidJointsDevice {
   const int* __restrict__ type;          // (numJoints) JointType
   const int* __restrict__ parent;        // (numJoints) −1: world
   const int* __restrict__ child;         // (numJoints)
-  const RodJoint* __restrict__ rod;      // (numJoints) anchors, rest strain, material
+  WordMajorIn<RodJoint> rod;             // (numJoints) anchors, rest strain, material
   const float* __restrict__ dahlEpsMax;  // (numJoints)
   const float* __restrict__ dahlTau;     // (numJoints) [rad]
   const int* __restrict__ offsets;       // (numBodies + 1) body → joint CSR
@@ -224,8 +227,8 @@ struct StepJointC0LambdaRho {
   RigidBodiesDevice bodies;
   RigidJointsDevice joints;
   const Transform* __restrict__ startPoses;  // (numBodies)
-  RodStepTerms* __restrict__ terms;          // (numJoints) out
-  RodMultipliers* __restrict__ lambda;       // (numJoints) in/out
+  WordMajorOut<RodStepTerms> terms;          // (numJoints) out
+  WordMajorOut<RodMultipliers> lambda;       // (numJoints) in/out
   float h, gamma, alpha;
 
   WEFT_HD void operator()(int j) const {
@@ -234,7 +237,7 @@ struct StepJointC0LambdaRho {
     const float invMassC = bodies.invMass[c];
     const float trP = p >= 0 ? traceOf(bodies.invInertia[p]) : 0.0f;
     const float trC = traceOf(bodies.invInertia[c]);
-    const RodJoint& rod = joints.rod[j];
+    const RodJoint rod = joints.rod[j];
     RodStepTerms t;
     t.alpha = alpha;
     const Transform pp = bodyPoseOrWorld(startPoses, p), pc = startPoses[c];
@@ -251,8 +254,8 @@ struct StepJointC0LambdaRho {
       l.lin = K > 0.0f ? l.lin * gamma : Vec3{};
       l.ang = Vec3{};
     }
-    terms[j] = t;
-    lambda[j] = l;
+    terms.store(j, t);
+    lambda.store(j, l);
   }
 };
 
@@ -262,11 +265,11 @@ struct ComputeRodDahlParameters {
   RigidJointsDevice joints;
   const Transform* __restrict__ startPoses;  // (numBodies)
   DahlState* __restrict__ dahl;              // (numJoints) in/out
-  RodStepTerms* __restrict__ terms;          // (numJoints) in/out
+  WordMajorOut<RodStepTerms> terms;          // (numJoints) in/out: σ0 and C_fric written
 
   WEFT_HD void operator()(int j) const {
     if (joints.type[j] != int(JointType::Rod)) return;
-    const RodJoint& rod = joints.rod[j];
+    const RodJoint rod = joints.rod[j];
     const Vec3 kappa =
         rodStrain(bodyPoseOrWorld(startPoses, joints.parent[j]), startPoses[joints.child[j]], rod)
             .kappa;
@@ -274,8 +277,8 @@ struct ComputeRodDahlParameters {
     const DahlTerms d = dahlCompute(s, kappa, dahlAxisStiffness(rod.material), joints.dahlEpsMax[j],
                                     joints.dahlTau[j], true, false);
     dahl[j] = s;
-    terms[j].dahlSigma0 = d.sigma0;
-    terms[j].dahlCFric = d.cFric;
+    terms.member<Vec3>(offsetof(RodStepTerms, dahlSigma0)).store(j, d.sigma0);
+    terms.member<Vec3>(offsetof(RodStepTerms, dahlCFric)).store(j, d.cFric);
   }
 };
 
@@ -298,16 +301,18 @@ WEFT_HD WEFT_NOINLINE Vec3 contactDualStep(int r, const Vec3* in, const RigidCon
 }
 
 /// The ALM dual step of joint j's rows (§5.6.3, §5.7) at `poses`, from its multipliers in `in`;
-/// not inlined, like contactDualStep.
-WEFT_HD WEFT_NOINLINE RodMultipliers jointDualStep(int j, const RodMultipliers* in, const int* type,
+/// not inlined, like contactDualStep. `in`, `rods` and `terms` are word-major arrays
+/// (kernels/runtime/word_major.h) with rows of `stride` joints (every per-joint array has one row
+/// slot per joint).
+WEFT_HD WEFT_NOINLINE RodMultipliers jointDualStep(int j, const float* in, const int* type,
                                                    const int* parent, const int* child,
-                                                   const RodJoint* rods, const RodStepTerms* terms,
-                                                   const Transform* poses) {
-  RodMultipliers l = in[j];
-  const RodStepTerms& t = terms[j];
+                                                   const float* rods, const float* terms,
+                                                   int stride, const Transform* poses) {
+  RodMultipliers l = loadWordMajor<RodMultipliers>(in, size_t(stride), j);
+  const RodStepTerms t = loadWordMajor<RodStepTerms>(terms, size_t(stride), j);
   const Transform pp = bodyPoseOrWorld(poses, parent[j]);
   const Transform pc = poses[child[j]];
-  const RodJoint& rod = rods[j];
+  const RodJoint rod = loadWordMajor<RodJoint>(rods, size_t(stride), j);
   if (type[j] == int(JointType::Rod)) {
     rodJointDuals(rodStrain(pp, pc, rod), t, l);
   } else {
@@ -331,8 +336,8 @@ struct FoldedDuals {
   const Vec3* contactIn = nullptr;   // (row slots) the λ to solve with (folding: the λ before
                                      // the step); null: contactState's own
   Vec3* contactOut = nullptr;        // (row slots) folding: the new λ
-  const RodMultipliers* jointIn = nullptr;  // (numJoints) likewise; null: the solve's `lambda`
-  RodMultipliers* jointOut = nullptr;       // (numJoints) folding: the new λ
+  WordMajorIn<RodMultipliers> jointIn{};    // (numJoints) likewise; null: the solve's `lambda`
+  WordMajorOut<RodMultipliers> jointOut{};  // (numJoints) folding: the new λ
   int rowSlots = 0, numJoints = 0;          // folding: what the extra items cover
 
   /// Extra items of the folding launch.
@@ -369,8 +374,8 @@ struct SolveRigidBodyTileT {
   IteratePoses poses;                                  // current iterates (see the header)
   const Transform* __restrict__ startPoses;            // (numBodies)
   const Transform* __restrict__ inertialPoses;         // (numBodies)
-  const RodStepTerms* __restrict__ terms;              // (numJoints)
-  const RodMultipliers* __restrict__ lambda;           // (numJoints)
+  WordMajorIn<RodStepTerms> terms;                     // (numJoints)
+  WordMajorIn<RodMultipliers> lambda;                  // (numJoints)
   int maxJointsPerBody;
   float h, frictionEpsilon, contactAlpha;
   int bodyItems = 0;  // this color's bodies; folding, items from here on are dual-step batches
@@ -399,10 +404,10 @@ struct SolveRigidBodyTileT {
       return duals.contactIn ? duals.contactIn[r] : s.lambda;
   }
   WEFT_HD RodMultipliers jointLambda(int j) const {
-    const RodMultipliers* in = duals.jointIn ? duals.jointIn : lambda;
+    const WordMajorIn<RodMultipliers> in = duals.jointIn.words ? duals.jointIn : lambda;
     if constexpr (kFoldsDuals)
-      return jointDualStep(j, in, joints.type, joints.parent, joints.child, joints.rod, terms,
-                           poses.previous);
+      return jointDualStep(j, in.words, joints.type, joints.parent, joints.child, joints.rod.words,
+                           terms.words, terms.stride, poses.previous);
     else
       return in[j];
   }
@@ -431,7 +436,7 @@ struct SolveRigidBodyTileT {
       return;
     }
     const int j = (batch - rowBatches) * FoldedDuals::kBatch + k;
-    if (j < duals.numJoints) duals.jointOut[j] = jointLambda(j);
+    if (j < duals.numJoints) duals.jointOut.store(j, jointLambda(j));
   }
 
   WEFT_HD int contactRuns(int b) const {
@@ -478,11 +483,11 @@ struct SolveRigidBodyTileT {
     const bool solvingParent = p == b;
     const JointEnd parentEnd = jointEnd(poses, bodies, p);
     const JointEnd childEnd = jointEnd(poses, bodies, c);
-    const RodJoint& rod = joints.rod[j];
+    const RodJoint rod = joints.rod[j];
+    const RodStepTerms t = terms[j];
     const RodMultipliers l = jointLambda(j);
     if (joints.type[j] == int(JointType::Rod))
-      return rodJointBlock(solvingParent, parentEnd, childEnd, rod, terms[j], l, h);
-    const RodStepTerms& t = terms[j];
+      return rodJointBlock(solvingParent, parentEnd, childEnd, rod, t, l, h);
     return ballJointBlock(solvingParent, parentEnd, childEnd, rod.parentAnchor.p, rod.childAnchor.p,
                           t.alm.stretch, rod.material.stretchDamping, t.alpha, t.start.u, l.lin, h);
   }
@@ -535,14 +540,15 @@ struct UpdateDualsBodyBodyContacts {
 /// (null: `lambda` itself) into `lambda`.
 struct UpdateDualsJoint {
   RigidJointsDevice joints;
-  const Transform* __restrict__ poses;              // (numBodies)
-  const RodStepTerms* __restrict__ terms;           // (numJoints)
-  RodMultipliers* __restrict__ lambda;              // (numJoints) in/out
-  const RodMultipliers* __restrict__ in = nullptr;  // (numJoints) the last λ, or null
+  const Transform* __restrict__ poses;  // (numBodies)
+  WordMajorIn<RodStepTerms> terms;      // (numJoints)
+  WordMajorOut<RodMultipliers> lambda;  // (numJoints) in/out
+  WordMajorIn<RodMultipliers> in{};     // (numJoints) the last λ, or null
 
   WEFT_HD void operator()(int j) const {
-    lambda[j] = jointDualStep(j, in ? in : lambda, joints.type, joints.parent, joints.child,
-                              joints.rod, terms, poses);
+    lambda.store(j,
+                 jointDualStep(j, in.words ? in.words : lambda.words, joints.type, joints.parent,
+                               joints.child, joints.rod.words, terms.words, terms.stride, poses));
   }
 };
 
@@ -581,7 +587,7 @@ struct UpdateCableDahlState {
 
   WEFT_HD void operator()(int j) const {
     if (joints.type[j] != int(JointType::Rod)) return;
-    const RodJoint& rod = joints.rod[j];
+    const RodJoint rod = joints.rod[j];
     const Vec3 kappa =
         rodStrain(bodyPoseOrWorld(poses, joints.parent[j]), poses[joints.child[j]], rod).kappa;
     DahlState s = dahl[j];

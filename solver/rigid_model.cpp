@@ -167,7 +167,7 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
   jointType = DeviceBuffer<int>(device, hType);
   jointParent = DeviceBuffer<int>(device, hParent);
   jointChild = DeviceBuffer<int>(device, hChild);
-  joints = DeviceBuffer<RodJoint>(device, hJoints);
+  joints = WordMajorBuffer<RodJoint>(device, hJoints);
   dahlEpsMax = DeviceBuffer<float>(device, hEps);
   dahlTau = DeviceBuffer<float>(device, hTau);
   jointOffsets = DeviceBuffer<int>(device, desc.jointOffsets);
@@ -203,7 +203,7 @@ RigidBodiesDevice RigidModel::bodiesView() const {
 }
 
 RigidJointsDevice RigidModel::jointsView() const {
-  return {jointType.data(),  jointParent.data(), jointChild.data(),   joints.data(),
+  return {jointType.data(),  jointParent.data(), jointChild.data(),   joints.in(),
           dahlEpsMax.data(), dahlTau.data(),     jointOffsets.data(), bodyJoints.data()};
 }
 
@@ -231,7 +231,7 @@ RigidState::RigidState(const Device& device, const RigidDesc& desc) {
   substep = DeviceBuffer<long long>(device, size_t(1));
   startPoses = DeviceBuffer<Transform>(device, p);
   const size_t J = std::max<size_t>(size_t(desc.numJoints()), 1);
-  jointLambda = DeviceBuffer<RodMultipliers>(device, J);
+  jointLambda = WordMajorBuffer<RodMultipliers>(device, J);
   dahl = DeviceBuffer<DahlState>(device, J);
 }
 
@@ -241,7 +241,7 @@ std::vector<BufferRange> RigidState::carried() {
           rangeOf(angularVelocities),
           rangeOf(substep),
           rangeOf(startPoses),
-          rangeOf(jointLambda),
+          rangeOf(jointLambda.words()),
           rangeOf(dahl),
           rangeOf(history.rows),
           rangeOf(history.count),
@@ -256,9 +256,9 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
   const size_t B = size_t(model.numBodies), J = size_t(model.numJoints);
   inertialPoses = DeviceBuffer<Transform>(device, B);
   iteratePoses = DeviceBuffer<Transform>(device, B);
-  jointTerms = DeviceBuffer<RodStepTerms>(device, std::max<size_t>(J, 1));
+  jointTerms = WordMajorBuffer<RodStepTerms>(device, std::max<size_t>(J, 1));
   for (auto& b : jointLambdaIterates)
-    b = DeviceBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
+    b = WordMajorBuffer<RodMultipliers>(device, std::max<size_t>(J, 1));
   if (model.numShapes >= 2) {
     RigidContactDetectorSettings settings;
     settings.pairCapacity = options.pairCapacity;

@@ -99,7 +99,7 @@ class RigidModel {
 
   // Joints
   DeviceBuffer<int> jointType, jointParent, jointChild;  // (numJoints)
-  DeviceBuffer<RodJoint> joints;                         // (numJoints) anchors, rest, material
+  WordMajorBuffer<RodJoint> joints;                      // (numJoints) anchors, rest, material
   DeviceBuffer<float> dahlEpsMax, dahlTau;               // (numJoints)
   DeviceBuffer<int> jointOffsets;                        // (numBodies + 1)
   DeviceBuffer<int> bodyJoints;                          // (2 x numJoints at most)
@@ -131,14 +131,14 @@ struct RigidContactHistory {
 struct RigidState {
   RigidState(const Device& device, const RigidDesc& desc);
 
-  DeviceBuffer<Transform> poses;             // (numBodies) body origin poses [m]
-  DeviceBuffer<Vec3> linearVelocities;       // (numBodies) COM velocity [m/s]
-  DeviceBuffer<Vec3> angularVelocities;      // (numBodies) world [rad/s]
-  DeviceBuffer<long long> substep;           // (1) substeps completed since t = 0
-  DeviceBuffer<Transform> startPoses;        // (numBodies) body_q_prev: start of the last step
-  DeviceBuffer<RodMultipliers> jointLambda;  // (numJoints) the joints' multipliers (warm start)
-  DeviceBuffer<DahlState> dahl;              // (numJoints) Dahl friction state
-  RigidContactHistory history;               // (allocated by RigidScratch with the detector)
+  DeviceBuffer<Transform> poses;                // (numBodies) body origin poses [m]
+  DeviceBuffer<Vec3> linearVelocities;          // (numBodies) COM velocity [m/s]
+  DeviceBuffer<Vec3> angularVelocities;         // (numBodies) world [rad/s]
+  DeviceBuffer<long long> substep;              // (1) substeps completed since t = 0
+  DeviceBuffer<Transform> startPoses;           // (numBodies) body_q_prev: start of the last step
+  WordMajorBuffer<RodMultipliers> jointLambda;  // (numJoints) the joints' multipliers (warm start)
+  DeviceBuffer<DahlState> dahl;                 // (numJoints) Dahl friction state
+  RigidContactHistory history;                  // (allocated by RigidScratch with the detector)
 
   /// Every buffer above, for saving a frame's start (FrameDriver::carry).
   std::vector<BufferRange> carried();
@@ -153,14 +153,14 @@ struct RigidScratch {
   void resizeRows(RigidState& state);
 
   const Device& device;
-  DeviceBuffer<Transform> inertialPoses;  // (numBodies) inertial target y
-  DeviceBuffer<Transform> iteratePoses;   // (numBodies) the second pose buffer of the
-                                          // iterations (kernels/avbd.cuh IteratePoses)
-  DeviceBuffer<RodStepTerms> jointTerms;  // (numJoints) per-step joint constants
+  DeviceBuffer<Transform> inertialPoses;     // (numBodies) inertial target y
+  DeviceBuffer<Transform> iteratePoses;      // (numBodies) the second pose buffer of the
+                                             // iterations (kernels/avbd.cuh IteratePoses)
+  WordMajorBuffer<RodStepTerms> jointTerms;  // (numJoints) per-step joint constants
   // The multipliers between iterations (kernels/avbd.cuh FoldedDuals): iteration i ≥ 1 writes
   // its new λ to [i % 2]; the last dual step writes jointLambda and contactState's λ again.
-  DeviceBuffer<RodMultipliers> jointLambdaIterates[2];  // (numJoints)
-  DeviceBuffer<Vec3> contactLambdaIterates[2];          // (rowCapacity)
+  WordMajorBuffer<RodMultipliers> jointLambdaIterates[2];  // (numJoints)
+  DeviceBuffer<Vec3> contactLambdaIterates[2];             // (rowCapacity)
   // With recordConvergence: per substep of a frame and iteration, the largest |Δx| [m] and
   // |Δθ| [rad] of any body ((substeps × iterations × 2), allocated by RigidPart).
   DeviceBuffer<float> iterationSteps;

@@ -86,13 +86,13 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
   k.joints = StepJointC0LambdaRho{bodies,
                                   model_.jointsView(),
                                   state.startPoses.data(),
-                                  scratch.jointTerms.data(),
-                                  state.jointLambda.data(),
+                                  scratch.jointTerms.out(),
+                                  state.jointLambda.out(),
                                   h,
                                   options_.gamma,
                                   options_.jointAlpha};
   k.dahl = ComputeRodDahlParameters{model_.jointsView(), state.startPoses.data(), state.dahl.data(),
-                                    scratch.jointTerms.data()};
+                                    scratch.jointTerms.out()};
   k.numJoints = model_.numJoints;
   k.hasDahl = model_.hasDahl;
   launch(device_, std::max({k.rowSlots, k.numBodies, k.numJoints}), k);
@@ -135,9 +135,8 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   const bool folding = fold && iteration > 0;
   FoldedDuals duals;  // iteration 0 and unfolded: the multipliers where they are
   if (folding) {
-    duals.jointIn =
-        iteration == 1 ? nullptr : scratch.jointLambdaIterates[(iteration - 1) % 2].data();
-    duals.jointOut = scratch.jointLambdaIterates[iteration % 2].data();
+    if (iteration > 1) duals.jointIn = scratch.jointLambdaIterates[(iteration - 1) % 2].in();
+    duals.jointOut = scratch.jointLambdaIterates[iteration % 2].out();
     duals.numJoints = model_.numJoints;
     if (detector) {
       duals.contactIn =
@@ -163,8 +162,8 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 IteratePoses{previous, updated, model_.bodyColor.data(), c},
                 state.startPoses.data(),
                 scratch.inertialPoses.data(),
-                scratch.jointTerms.data(),
-                state.jointLambda.data(),
+                scratch.jointTerms.in(),
+                state.jointLambda.in(),
                 model_.maxJointsPerBody,
                 h,
                 options_.frictionEpsilon,
@@ -178,7 +177,7 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
     if (folding && c == 0) {
       solve(SolveRigidBodyTileFoldingDuals{});
       // The later colors solve with the new multipliers the first one wrote.
-      duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, nullptr, 0, 0};
+      duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, {}, 0, 0};
     } else {
       solve(SolveRigidBodyTile{});
     }
@@ -199,9 +198,9 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
         fromIterates ? scratch.contactLambdaIterates[iteration % 2].data() : nullptr};
     k.rowSlots = scratch.rowCapacity;
   }
-  k.joints =
-      UpdateDualsJoint{joints, updated, scratch.jointTerms.data(), state.jointLambda.data(),
-                       fromIterates ? scratch.jointLambdaIterates[iteration % 2].data() : nullptr};
+  k.joints = UpdateDualsJoint{joints, updated, scratch.jointTerms.in(), state.jointLambda.out(),
+                              fromIterates ? scratch.jointLambdaIterates[iteration % 2].in()
+                                           : WordMajorIn<RodMultipliers>{}};
   k.numJoints = model_.numJoints;
   const int n = std::max(k.rowSlots, k.numJoints);
   if (n > 0) launch(device_, n, k);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/runtime/device.h"
+#include "kernels/runtime/word_major.h"
 
 namespace weft {
 namespace detail {
@@ -110,6 +111,58 @@ template <class T>
 BufferRange rangeOf(DeviceBuffer<T>& buffer) {
   return [&buffer] { return std::pair<void*, size_t>(buffer.data(), buffer.bytes()); };
 }
+
+/// An array of `count` structs T stored word-major (kernels/runtime/word_major.h) in a
+/// DeviceBuffer of floats; kernels see it through WordMajorIn / WordMajorOut. Uploads and
+/// downloads take and give the structs in element order.
+template <class T>
+class WordMajorBuffer {
+ public:
+  static constexpr int kWords = wordsOf<T>();
+
+  WordMajorBuffer() = default;
+  /// `count` zero-initialized elements.
+  WordMajorBuffer(const Device& device, size_t count)
+      : words_(device, count * size_t(kWords)), count_(count) {}
+  /// A copy of `host`.
+  WordMajorBuffer(const Device& device, const std::vector<T>& host)
+      : words_(device, toWords(host)), count_(host.size()) {}
+
+  size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  size_t bytes() const { return words_.bytes(); }
+  DeviceBuffer<float>& words() { return words_; }
+  const DeviceBuffer<float>& words() const { return words_; }
+  WordMajorOut<T> out() { return {words_.data(), int(count_)}; }
+  WordMajorIn<T> in() const { return {words_.data(), int(count_)}; }
+
+  /// Replaces the contents with `host` (same size); synchronous.
+  void upload(const std::vector<T>& host) {
+    if (host.size() != count_) throwBufferSizeMismatch(count_, host.size());
+    words_.upload(toWords(host));
+  }
+  /// Waits for the device's stream, then copies the contents to the host in element order.
+  std::vector<T> download() const {
+    const std::vector<float> w = words_.download();
+    std::vector<T> host(count_);
+    for (size_t i = 0; i < count_; ++i) host[i] = loadWordMajor<T>(w.data(), count_, int(i));
+    return host;
+  }
+  /// Asynchronous zero fill; graph-capturable.
+  void zero() { words_.zero(); }
+
+  /// `host` laid out word-major.
+  static std::vector<float> toWords(const std::vector<T>& host) {
+    std::vector<float> w(host.size() * size_t(kWords));
+    for (size_t i = 0; i < host.size(); ++i)
+      storeWordMajor<T>(w.data(), host.size(), int(i), host[i]);
+    return w;
+  }
+
+ private:
+  DeviceBuffer<float> words_;
+  size_t count_ = 0;
+};
 
 template <class T>
 void DeviceBuffer<T>::checkSize(size_t n) const {

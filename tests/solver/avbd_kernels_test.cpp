@@ -62,13 +62,32 @@ RigidContact row(const std::vector<Transform>& start, int a, int b) {
   return c;
 }
 
+/// Host arrays stored word-major, as the kernels read the joints' arrays
+/// (kernels/runtime/word_major.h).
+template <class T>
+struct HostWordMajor {
+  explicit HostWordMajor(const std::vector<T>& elements)
+      : words(WordMajorBuffer<T>::toWords(elements)), count(int(elements.size())) {}
+  explicit HostWordMajor(int n) : words(size_t(n) * size_t(wordsOf<T>())), count(n) {}
+  WordMajorIn<T> in() const { return {words.data(), count}; }
+  WordMajorOut<T> out() { return {words.data(), count}; }
+  std::vector<T> elements() const {
+    std::vector<T> e(static_cast<size_t>(count));
+    for (int i = 0; i < count; ++i) e[size_t(i)] = loadWordMajor<T>(words.data(), size_t(count), i);
+    return e;
+  }
+
+  std::vector<float> words;
+  int count;
+};
+
 /// A chain of six capsules at perturbed poses, its joints' step terms with random multipliers, and
 /// two penetrating contact rows, one between two bodies of one color (`sameB` and body 0, or
 /// sameB −1 if there is none) and one between bodies 1 and 2, with the per-body row lists the
 /// detector would give. Not copyable: `contacts` points into it.
 struct ChainWithContacts {
   ChainWithContacts(const Device& cpu, Random& rng)
-      : desc(chain(6)), model(cpu, desc), n(model.numBodies), J(model.numJoints) {
+      : desc(chain(6)), model(cpu, desc), n(model.numBodies), J(model.numJoints), termWords(J) {
     color = model.bodyColor.download();
     const size_t N = size_t(n);
     start.resize(N);
@@ -81,13 +100,15 @@ struct ChainWithContacts {
     }
     bodies = model.bodiesView();
     joints = model.jointsView();
-    terms.resize(size_t(J));
     lambda.resize(size_t(J));
-    for (int j = 0; j < J; ++j) {
+    for (int j = 0; j < J; ++j)
       lambda[size_t(j)] = {toFloat(rng.vec(-1, 1)), toFloat(rng.vec(-0.01, 0.01))};
-      StepJointC0LambdaRho{bodies,        joints, start.data(), terms.data(),
-                           lambda.data(), kH,     0.999f,       0.0f}(j);
-    }
+    HostWordMajor<RodMultipliers> lambdaWords(lambda);
+    for (int j = 0; j < J; ++j)
+      StepJointC0LambdaRho{bodies, joints, start.data(), termWords.out(), lambdaWords.out(),
+                           kH,     0.999f, 0.0f}(j);
+    terms = termWords.elements();
+    lambda = lambdaWords.elements();
     for (int b = 2; b < n && sameB < 0; ++b)
       if (color[size_t(b)] == color[0]) sameB = b;
     if (sameB < 0) return;
@@ -123,6 +144,7 @@ struct ChainWithContacts {
   std::vector<Transform> start, previous, inertial;
   RigidBodiesDevice bodies{};
   RigidJointsDevice joints{};
+  HostWordMajor<RodStepTerms> termWords;  // what the kernels read
   std::vector<RodStepTerms> terms;
   std::vector<RodMultipliers> lambda;
   std::vector<RigidContact> rows;
@@ -150,9 +172,9 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
         SolveRigidBodyTile{
             s.bodies, s.joints, s.contacts, s.states.data(), s.model.colorBodies.data() + first,
             IteratePoses{s.previous.data(), updated.data(), s.model.bodyColor.data(), c},
-            s.start.data(), s.inertial.data(), s.terms.data(), s.lambda.data(),
-            s.model.maxJointsPerBody, kH, 1e-2f, 0.0f, s.model.colorOffsets[size_t(c) + 1] - first,
-            FoldedDuals{}});
+            s.start.data(), s.inertial.data(), s.termWords.in(),
+            HostWordMajor<RodMultipliers>(s.lambda).in(), s.model.maxJointsPerBody, kH, 1e-2f, 0.0f,
+            s.model.colorOffsets[size_t(c) + 1] - first, FoldedDuals{}});
   }
 
   // The plain algorithm: colors in order; a color sees the poses from before it.
@@ -220,9 +242,10 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
   // One iteration over the colors, from `from` into `to`; folding (duals.jointOut given), the
   // first color's launch takes the dual step and the later ones solve with what it wrote.
   auto iterate = [&](const std::vector<Transform>& from, std::vector<Transform>& to,
-                     std::vector<RigidContactState>& states, std::vector<RodMultipliers>& lambda,
-                     FoldedDuals duals) {
-    const bool folding = duals.jointOut != nullptr;
+                     std::vector<RigidContactState>& states,
+                     const std::vector<RodMultipliers>& lambda, FoldedDuals duals) {
+    const bool folding = duals.jointOut.words != nullptr;
+    const HostWordMajor<RodMultipliers> lambdaWords(lambda);
     for (int c = 0; c < s.model.numColors; ++c) {
       const int begin = s.model.colorOffsets[size_t(c)];
       const int bodiesOfColor = s.model.colorOffsets[size_t(c) + 1] - begin;
@@ -235,8 +258,8 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
                   IteratePoses{from.data(), to.data(), s.model.bodyColor.data(), c},
                   s.start.data(),
                   s.inertial.data(),
-                  s.terms.data(),
-                  lambda.data(),
+                  s.termWords.in(),
+                  lambdaWords.in(),
                   s.model.maxJointsPerBody,
                   kH,
                   1e-2f,
@@ -247,7 +270,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
       };
       if (folding && c == 0) {
         solve(SolveRigidBodyTileFoldingDuals{});
-        duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, nullptr, 0, 0};
+        duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, {}, 0, 0};
       } else {
         solve(SolveRigidBodyTile{});
       }
@@ -255,14 +278,17 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
   };
   auto dualLaunch = [&](const std::vector<Transform>& at, std::vector<RigidContactState>& states,
                         std::vector<RodMultipliers>& lambda, const Vec3* contactIn,
-                        const RodMultipliers* jointIn) {
+                        const HostWordMajor<RodMultipliers>* jointIn) {
+    HostWordMajor<RodMultipliers> lambdaWords(lambda);
     UpdateRigidDuals k{};
     k.contacts = UpdateDualsBodyBodyContacts{s.bodies,      s.contacts, at.data(), s.start.data(),
                                              states.data(), 0.0f,       contactIn};
     k.rowSlots = slots;
-    k.joints = UpdateDualsJoint{s.joints, at.data(), s.terms.data(), lambda.data(), jointIn};
+    k.joints = UpdateDualsJoint{s.joints, at.data(), s.termWords.in(), lambdaWords.out(),
+                                jointIn ? jointIn->in() : WordMajorIn<RodMultipliers>{}};
     k.numJoints = J;
     launch(*cpu, std::max(slots, J), k);
+    lambda = lambdaWords.elements();
   };
 
   // Separate: iteration 0, the dual step in place, iteration 1, the dual step in place.
@@ -278,16 +304,18 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
 
   // Folded: iteration 1 takes the first dual step into other buffers; the last one reads them.
   std::vector<RigidContactState> statesB = states0;
-  std::vector<RodMultipliers> lambdaB = lambda0, jointOut(static_cast<size_t>(J));
+  std::vector<RodMultipliers> lambdaB = lambda0;
+  HostWordMajor<RodMultipliers> jointOutWords(J);
   std::vector<Vec3> contactOut(s.rows.size());
   std::vector<Transform> midB(N), endB(N);
   iterate(first, midB, statesB, lambdaB, FoldedDuals{});
   FoldedDuals duals;
   duals.contactOut = contactOut.data();
-  duals.jointOut = jointOut.data();
+  duals.jointOut = jointOutWords.out();
   duals.rowSlots = slots;
   duals.numJoints = J;
   iterate(midB, endB, statesB, lambdaB, duals);
+  const std::vector<RodMultipliers> jointOut = jointOutWords.elements();
   for (size_t r = 0; r < s.rows.size(); ++r)
     EXPECT_TRUE(bitIdentical(std::vector<Vec3>{contactOut[r]},
                              std::vector<Vec3>{statesAfterFirst[r].lambda}))
@@ -298,7 +326,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
         std::vector<Vec3>{lambdaAfterFirst[size_t(j)].lin, lambdaAfterFirst[size_t(j)].ang}))
         << "joint " << j;
   }
-  dualLaunch(endB, statesB, lambdaB, contactOut.data(), jointOut.data());
+  dualLaunch(endB, statesB, lambdaB, contactOut.data(), &jointOutWords);
   auto sameBits = [](const std::vector<Transform>& a, const std::vector<Transform>& b) {
     return a.size() == b.size() &&
            std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
