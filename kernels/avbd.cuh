@@ -277,8 +277,8 @@ struct ComputeRodDahlParameters {
     const DahlTerms d = dahlCompute(s, kappa, dahlAxisStiffness(rod.material), joints.dahlEpsMax[j],
                                     joints.dahlTau[j], true, false);
     dahl[j] = s;
-    terms.member<Vec3>(offsetof(RodStepTerms, dahlSigma0)).store(j, d.sigma0);
-    terms.member<Vec3>(offsetof(RodStepTerms, dahlCFric)).store(j, d.cFric);
+    terms.storeMember(j, offsetof(RodStepTerms, dahlSigma0), d.sigma0);
+    terms.storeMember(j, offsetof(RodStepTerms, dahlCFric), d.cFric);
   }
 };
 
@@ -302,17 +302,16 @@ WEFT_HD WEFT_NOINLINE Vec3 contactDualStep(int r, const Vec3* in, const RigidCon
 
 /// The ALM dual step of joint j's rows (§5.6.3, §5.7) at `poses`, from its multipliers in `in`;
 /// not inlined, like contactDualStep. `in`, `rods` and `terms` are word-major arrays
-/// (kernels/runtime/word_major.h) with rows of `stride` joints (every per-joint array has one row
-/// slot per joint).
+/// (kernels/runtime/word_major.h).
 WEFT_HD WEFT_NOINLINE RodMultipliers jointDualStep(int j, const float* in, const int* type,
                                                    const int* parent, const int* child,
                                                    const float* rods, const float* terms,
-                                                   int stride, const Transform* poses) {
-  RodMultipliers l = loadWordMajor<RodMultipliers>(in, size_t(stride), j);
-  const RodStepTerms t = loadWordMajor<RodStepTerms>(terms, size_t(stride), j);
+                                                   const Transform* poses) {
+  RodMultipliers l = loadWordMajor<RodMultipliers>(in, j);
+  const RodStepTerms t = loadWordMajor<RodStepTerms>(terms, j);
   const Transform pp = bodyPoseOrWorld(poses, parent[j]);
   const Transform pc = poses[child[j]];
-  const RodJoint rod = loadWordMajor<RodJoint>(rods, size_t(stride), j);
+  const RodJoint rod = loadWordMajor<RodJoint>(rods, j);
   if (type[j] == int(JointType::Rod)) {
     rodJointDuals(rodStrain(pp, pc, rod), t, l);
   } else {
@@ -407,7 +406,7 @@ struct SolveRigidBodyTileT {
     const WordMajorIn<RodMultipliers> in = duals.jointIn.words ? duals.jointIn : lambda;
     if constexpr (kFoldsDuals)
       return jointDualStep(j, in.words, joints.type, joints.parent, joints.child, joints.rod.words,
-                           terms.words, terms.stride, poses.previous);
+                           terms.words, poses.previous);
     else
       return in[j];
   }
@@ -546,9 +545,8 @@ struct UpdateDualsJoint {
   WordMajorIn<RodMultipliers> in{};     // (numJoints) the last λ, or null
 
   WEFT_HD void operator()(int j) const {
-    lambda.store(j,
-                 jointDualStep(j, in.words ? in.words : lambda.words, joints.type, joints.parent,
-                               joints.child, joints.rod.words, terms.words, terms.stride, poses));
+    lambda.store(j, jointDualStep(j, in.words ? in.words : lambda.words, joints.type, joints.parent,
+                                  joints.child, joints.rod.words, terms.words, poses));
   }
 };
 

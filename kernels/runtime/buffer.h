@@ -113,28 +113,27 @@ BufferRange rangeOf(DeviceBuffer<T>& buffer) {
 }
 
 /// An array of `count` structs T stored word-major (kernels/runtime/word_major.h) in a
-/// DeviceBuffer of floats; kernels see it through WordMajorIn / WordMajorOut. Uploads and
-/// downloads take and give the structs in element order.
+/// DeviceBuffer of floats (whole blocks of 32 elements); kernels see it through WordMajorIn /
+/// WordMajorOut. Uploads and downloads take and give the structs in element order.
 template <class T>
 class WordMajorBuffer {
  public:
-  static constexpr int kWords = wordsOf<T>();
-
   WordMajorBuffer() = default;
   /// `count` zero-initialized elements.
   WordMajorBuffer(const Device& device, size_t count)
-      : words_(device, count * size_t(kWords)), count_(count) {}
+      : words_(device, wordMajorFloats<T>(count)), count_(count) {}
   /// A copy of `host`.
   WordMajorBuffer(const Device& device, const std::vector<T>& host)
       : words_(device, toWords(host)), count_(host.size()) {}
 
   size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
+  /// What the storage takes (the last block padded to 32 elements).
   size_t bytes() const { return words_.bytes(); }
   DeviceBuffer<float>& words() { return words_; }
   const DeviceBuffer<float>& words() const { return words_; }
-  WordMajorOut<T> out() { return {words_.data(), int(count_)}; }
-  WordMajorIn<T> in() const { return {words_.data(), int(count_)}; }
+  WordMajorOut<T> out() { return {words_.data()}; }
+  WordMajorIn<T> in() const { return {words_.data()}; }
 
   /// Replaces the contents with `host` (same size); synchronous.
   void upload(const std::vector<T>& host) {
@@ -142,21 +141,21 @@ class WordMajorBuffer {
     words_.upload(toWords(host));
   }
   /// Waits for the device's stream, then copies the contents to the host in element order.
-  std::vector<T> download() const {
-    const std::vector<float> w = words_.download();
-    std::vector<T> host(count_);
-    for (size_t i = 0; i < count_; ++i) host[i] = loadWordMajor<T>(w.data(), count_, int(i));
-    return host;
-  }
+  std::vector<T> download() const { return fromWords(words_.download(), count_); }
   /// Asynchronous zero fill; graph-capturable.
   void zero() { words_.zero(); }
 
-  /// `host` laid out word-major.
+  /// `host` laid out word-major (padding zero).
   static std::vector<float> toWords(const std::vector<T>& host) {
-    std::vector<float> w(host.size() * size_t(kWords));
-    for (size_t i = 0; i < host.size(); ++i)
-      storeWordMajor<T>(w.data(), host.size(), int(i), host[i]);
+    std::vector<float> w(wordMajorFloats<T>(host.size()));
+    for (size_t i = 0; i < host.size(); ++i) storeWordMajor<T>(w.data(), int(i), host[i]);
     return w;
+  }
+  /// The first `count` elements of the word-major array `words`, in order.
+  static std::vector<T> fromWords(const std::vector<float>& words, size_t count) {
+    std::vector<T> host(count);
+    for (size_t i = 0; i < count; ++i) host[i] = loadWordMajor<T>(words.data(), int(i));
+    return host;
   }
 
  private:

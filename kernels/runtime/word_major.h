@@ -1,11 +1,14 @@
-// Arrays of small structs stored word-major: word w of element i at words[w · stride + i].
+// Arrays of small structs stored word-major in blocks of 32 elements: word w of element i at
+// ((i / 32) · W + w) · 32 + i % 32, W the struct's words.
 //
 // A kernel in which consecutive threads read consecutive (or nearby) elements of an array of
 // 100-byte structs touches, per load instruction, one cache line per thread when the structs lie
-// one after another (array of structs), and two or three lines per warp when each word of the
-// struct has its own row (word-major). The one-lane body solve of a cable batch is held by those
-// loads (docs/PERFORMANCE.md, "The joints word-major"), so the joints' constants, step terms and
-// multipliers are kept word-major. Only the place each word is read from changes, never the
+// one after another (array of structs), and one or two lines per warp when each word of 32
+// elements fills a 128-byte row of its own. The rows of a block lie one after another, so every
+// word of an element is at a constant offset from its first (the loads need one address, as with
+// an array of structs). The one-lane body solve of a cable batch is held by those loads
+// (docs/PERFORMANCE.md, "The joints word-major"), so the joints' constants, step terms and
+// multipliers are kept this way. Only the place each word is read from changes, never the
 // arithmetic on it: a struct loaded word-major has the same bits as one loaded whole.
 //
 // The views are trivially copyable kernel arguments; WordMajorBuffer (kernels/runtime/buffer.h)
@@ -20,6 +23,9 @@
 
 namespace weft {
 
+/// Elements per block of a word-major array (one word of each fills a 128-byte line).
+inline constexpr int kWordMajorBlock = 32;
+
 /// How many 32-bit words a struct stored word-major has.
 template <class T>
 constexpr int wordsOf() {
@@ -29,37 +35,61 @@ constexpr int wordsOf() {
   return int(sizeof(T) / sizeof(float));
 }
 
-/// Element i of the word-major array `words` whose rows are `stride` elements long.
+/// Floats a word-major array of `count` elements of T takes (whole blocks).
 template <class T>
-WEFT_HD WEFT_FORCEINLINE T loadWordMajor(const float* words, size_t stride, int i) {
+constexpr size_t wordMajorFloats(size_t count) {
+  return (count + kWordMajorBlock - 1) / kWordMajorBlock * kWordMajorBlock * size_t(wordsOf<T>());
+}
+
+/// Where word 0 of element i lies; word w is kWordMajorBlock · w floats further.
+template <class T>
+WEFT_HD WEFT_FORCEINLINE size_t wordMajorFirst(int i) {
+  return size_t(i / kWordMajorBlock) * size_t(kWordMajorBlock * wordsOf<T>()) +
+         size_t(i % kWordMajorBlock);
+}
+
+/// Element i of the word-major array `words`.
+template <class T>
+WEFT_HD WEFT_FORCEINLINE T loadWordMajor(const float* words, int i) {
   constexpr int n = wordsOf<T>();
   float w[n];
-  const float* p = words + i;
+  const float* p = words + wordMajorFirst<T>(i);
 #pragma unroll
-  for (int k = 0; k < n; ++k) w[k] = p[size_t(k) * stride];
+  for (int k = 0; k < n; ++k) w[k] = p[k * kWordMajorBlock];
   T value;
   memcpy(static_cast<void*>(&value), w, sizeof(T));
   return value;
 }
 
-/// Writes element i of the word-major array `words` whose rows are `stride` elements long.
+/// Writes element i of the word-major array `words`.
 template <class T>
-WEFT_HD WEFT_FORCEINLINE void storeWordMajor(float* words, size_t stride, int i, const T& value) {
+WEFT_HD WEFT_FORCEINLINE void storeWordMajor(float* words, int i, const T& value) {
   constexpr int n = wordsOf<T>();
   float w[n];
   memcpy(w, static_cast<const void*>(&value), sizeof(T));
-  float* p = words + i;
+  float* p = words + wordMajorFirst<T>(i);
 #pragma unroll
-  for (int k = 0; k < n; ++k) p[size_t(k) * stride] = w[k];
+  for (int k = 0; k < n; ++k) p[k * kWordMajorBlock] = w[k];
 }
 
-/// Read-only view of a word-major array of T (`stride` elements a row).
+/// Writes member M (at byte `offset` of T, offsetof) of element i of the word-major array `words`.
+template <class T, class M>
+WEFT_HD WEFT_FORCEINLINE void storeWordMajorMember(float* words, int i, size_t offset,
+                                                   const M& value) {
+  static_assert(sizeof(M) % sizeof(float) == 0);
+  float w[sizeof(M) / sizeof(float)];
+  memcpy(w, static_cast<const void*>(&value), sizeof(M));
+  float* p = words + wordMajorFirst<T>(i) + offset / sizeof(float) * kWordMajorBlock;
+#pragma unroll
+  for (size_t k = 0; k < sizeof(M) / sizeof(float); ++k) p[k * kWordMajorBlock] = w[k];
+}
+
+/// Read-only view of a word-major array of T.
 template <class T>
 struct WordMajorIn {
   const float* __restrict__ words = nullptr;
-  int stride = 0;
 
-  WEFT_HD T operator[](int i) const { return loadWordMajor<T>(words, size_t(stride), i); }
+  WEFT_HD T operator[](int i) const { return loadWordMajor<T>(words, i); }
 };
 
 /// Read-write view of a word-major array of T. It aliases nothing the same kernel reads through
@@ -67,18 +97,15 @@ struct WordMajorIn {
 template <class T>
 struct WordMajorOut {
   float* __restrict__ words = nullptr;
-  int stride = 0;
 
-  WEFT_HD T operator[](int i) const { return loadWordMajor<T>(words, size_t(stride), i); }
-  WEFT_HD void store(int i, const T& value) const {
-    storeWordMajor<T>(words, size_t(stride), i, value);
-  }
-  WEFT_HD operator WordMajorIn<T>() const { return {words, stride}; }
-  /// The member of T at byte `offset` (offsetof) as a word-major array of its own.
+  WEFT_HD T operator[](int i) const { return loadWordMajor<T>(words, i); }
+  WEFT_HD void store(int i, const T& value) const { storeWordMajor<T>(words, i, value); }
+  /// Writes only member M, at byte `offset` of T (offsetof).
   template <class M>
-  WEFT_HD WordMajorOut<M> member(size_t offset) const {
-    return {words + offset / sizeof(float) * size_t(stride), stride};
+  WEFT_HD void storeMember(int i, size_t offset, const M& value) const {
+    storeWordMajorMember<T, M>(words, i, offset, value);
   }
+  WEFT_HD operator WordMajorIn<T>() const { return {words}; }
 };
 
 }  // namespace weft

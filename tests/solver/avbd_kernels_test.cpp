@@ -67,18 +67,14 @@ RigidContact row(const std::vector<Transform>& start, int a, int b) {
 template <class T>
 struct HostWordMajor {
   explicit HostWordMajor(const std::vector<T>& elements)
-      : words(WordMajorBuffer<T>::toWords(elements)), count(int(elements.size())) {}
-  explicit HostWordMajor(int n) : words(size_t(n) * size_t(wordsOf<T>())), count(n) {}
-  WordMajorIn<T> in() const { return {words.data(), count}; }
-  WordMajorOut<T> out() { return {words.data(), count}; }
-  std::vector<T> elements() const {
-    std::vector<T> e(static_cast<size_t>(count));
-    for (int i = 0; i < count; ++i) e[size_t(i)] = loadWordMajor<T>(words.data(), size_t(count), i);
-    return e;
-  }
+      : words(WordMajorBuffer<T>::toWords(elements)), count(elements.size()) {}
+  explicit HostWordMajor(int n) : words(wordMajorFloats<T>(size_t(n))), count(size_t(n)) {}
+  WordMajorIn<T> in() const { return {words.data()}; }
+  WordMajorOut<T> out() { return {words.data()}; }
+  std::vector<T> elements() const { return WordMajorBuffer<T>::fromWords(words, count); }
 
   std::vector<float> words;
-  int count;
+  size_t count;
 };
 
 /// A chain of six capsules at perturbed poses, its joints' step terms with random multipliers, and
