@@ -92,11 +92,12 @@ struct WordMajorIn {
   WEFT_HD T operator[](int i) const { return loadWordMajor<T>(words, i); }
 };
 
-/// Read-write view of a word-major array of T. It aliases nothing the same kernel reads through
-/// another view (callers keep that promise, as with a `T* __restrict__`).
+/// Read-write view of a word-major array of T. Not restrict: one launch may write an element
+/// through two views in turn (begin_rigid_step writes a joint's step terms, then its Dahl
+/// members), and those stores must stay in order.
 template <class T>
 struct WordMajorOut {
-  float* __restrict__ words = nullptr;
+  float* words = nullptr;
 
   WEFT_HD T operator[](int i) const { return loadWordMajor<T>(words, i); }
   WEFT_HD void store(int i, const T& value) const { storeWordMajor<T>(words, i, value); }
