@@ -61,10 +61,10 @@ namespace weft {
 
 /// Per-body arrays every rigid kernel may read (owned by RigidModel).
 struct RigidBodiesDevice {
-  const Vec3* __restrict__ com;            // (numBodies) COM in the body frame [m]
+  WordMajorIn<Vec3> com;                   // (numBodies) COM in the body frame [m]
   const float* __restrict__ mass;          // (numBodies) effective mass (0: kinematic) [kg]
   const float* __restrict__ invMass;       // (numBodies) effective inverse mass [1/kg]
-  const Mat33* __restrict__ inertia;       // (numBodies) body-frame inertia about the COM
+  WordMajorIn<Mat33> inertia;              // (numBodies) body-frame inertia about the COM
   const Mat33* __restrict__ invInertia;    // (numBodies) effective inverse (0: kinematic)
   const float* __restrict__ structuralK;   // (numBodies) max stretch/shear k of its joints [N/m]
   const ShapeMotion* __restrict__ motion;  // (numBodies) kinematic bodies' motion
@@ -122,8 +122,8 @@ struct IteratePoses {
 /// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity);
 /// `pose(body)` gives the current iterate.
 template <class PoseOf>
-WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const RigidContact& c, const Vec3* com,
-                                                         const PoseOf& pose,
+WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const RigidContact& c,
+                                                         WordMajorIn<Vec3> com, const PoseOf& pose,
                                                          const Transform* startPoses) {
   ContactBodyFrames f;
   f.pose[0] = pose(c.body0);
@@ -198,7 +198,7 @@ struct ForwardStepRigidBodies {
   Transform* __restrict__ poses;          // (numBodies) in: start of step; out: iterate
   Vec3* __restrict__ linearVelocities;    // (numBodies) in/out
   Vec3* __restrict__ angularVelocities;   // (numBodies) in/out
-  Transform* __restrict__ inertialPoses;  // (numBodies) out: the target y
+  WordMajorOut<Transform> inertialPoses;  // (numBodies) out: the target y
 
   WEFT_HD void operator()(int b) const {
     const Transform start = poses[b];
@@ -207,7 +207,7 @@ struct ForwardStepRigidBodies {
       const float tEnd = float(double(*substep + 1) * dtSeconds);
       const Transform pose = poseAt(bodies.motion[b], tEnd, bodies.motionSamples);
       poses[b] = pose;
-      inertialPoses[b] = pose;
+      inertialPoses.store(b, pose);
       return;
     }
     Transform predicted;
@@ -215,7 +215,7 @@ struct ForwardStepRigidBodies {
     predictBody(start, linearVelocities[b], angularVelocities[b], bodies.com[b], bodies.mass[b],
                 bodies.inertia[b], bodies.invInertia[b], gravity, h, predicted, v, w);
     poses[b] = predicted;
-    inertialPoses[b] = predicted;
+    inertialPoses.store(b, predicted);
     linearVelocities[b] = v;
     angularVelocities[b] = w;
   }
@@ -290,14 +290,14 @@ struct ComputeRodDahlParameters {
 /// function, so a folded and an unfolded dual step give the same bits on CUDA too, and a call
 /// passes nothing through the stack.
 WEFT_HD WEFT_NOINLINE Vec3 contactDualStep(int r, const Vec3* in, const RigidContact* rows,
-                                           const RigidContactState* states, const Vec3* com,
+                                           const RigidContactState* states, const float* com,
                                            const Transform* poses, const Transform* startPoses,
                                            float alpha) {
   const RigidContact c = rows[r];
   RigidContactState state = states[r];
   if (in) state.lambda = in[r];
-  return rigidContactDualUpdate(c, state, contactFrames(c, com, PoseArray{poses}, startPoses),
-                                alpha);
+  return rigidContactDualUpdate(
+      c, state, contactFrames(c, WordMajorIn<Vec3>{com}, PoseArray{poses}, startPoses), alpha);
 }
 
 /// The ALM dual step of joint j's rows (§5.6.3, §5.7) at `poses`, from its multipliers in `in`;
@@ -372,7 +372,7 @@ struct SolveRigidBodyTileT {
   const int* __restrict__ colorBodies;                 // this color's bodies
   IteratePoses poses;                                  // current iterates (see the header)
   const Transform* __restrict__ startPoses;            // (numBodies)
-  const Transform* __restrict__ inertialPoses;         // (numBodies)
+  WordMajorIn<Transform> inertialPoses;                // (numBodies)
   WordMajorIn<RodStepTerms> terms;                     // (numJoints)
   WordMajorIn<RodMultipliers> lambda;                  // (numJoints)
   int maxJointsPerBody;
@@ -397,7 +397,7 @@ struct SolveRigidBodyTileT {
   /// The multipliers this iteration solves with (folding: after the dual step).
   WEFT_HD Vec3 contactLambda(int r, const RigidContactState& s) const {
     if constexpr (kFoldsDuals)
-      return contactDualStep(r, duals.contactIn, contacts.rows, contactState, bodies.com,
+      return contactDualStep(r, duals.contactIn, contacts.rows, contactState, bodies.com.words,
                              poses.previous, startPoses, contactAlpha);
     else
       return duals.contactIn ? duals.contactIn[r] : s.lambda;
@@ -531,7 +531,7 @@ struct UpdateDualsBodyBodyContacts {
   WEFT_HD void operator()(int r) const {
     if (r >= *contacts.count) return;
     state[r].lambda =
-        contactDualStep(r, in, contacts.rows, state, bodies.com, poses, startPoses, alpha);
+        contactDualStep(r, in, contacts.rows, state, bodies.com.words, poses, startPoses, alpha);
   }
 };
 
@@ -556,7 +556,7 @@ struct UpdateDualsJoint {
 /// pose into the state when the iterations ended in the other buffer, and the substep counter
 /// (index 0; nothing in the launch reads it).
 struct UpdateBodyVelocity {
-  const Vec3* __restrict__ com;          // (numBodies)
+  WordMajorIn<Vec3> com;                 // (numBodies)
   const Transform* __restrict__ poses;   // (numBodies) final
   Transform* __restrict__ statePoses;    // (numBodies) out, or null when `poses` are the state's
   Transform* __restrict__ startPoses;    // (numBodies) in: start of step; out: final

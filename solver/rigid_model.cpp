@@ -148,10 +148,10 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
   std::vector<std::uint64_t> hFilter = shapePairFilterKeys(desc.filteredShapePairs);
   if (hFilter.empty()) hFilter.push_back(~std::uint64_t(0));  // a key no pair has
 
-  com = DeviceBuffer<Vec3>(device, hCom);
+  com = WordMajorBuffer<Vec3>(device, hCom);
   mass = DeviceBuffer<float>(device, hMass);
   invMass = DeviceBuffer<float>(device, hInvMass);
-  inertia = DeviceBuffer<Mat33>(device, hInertia);
+  inertia = WordMajorBuffer<Mat33>(device, hInertia);
   invInertia = DeviceBuffer<Mat33>(device, hInvInertia);
   structuralK = DeviceBuffer<float>(device, hStructuralK);
   motion = DeviceBuffer<ShapeMotion>(device, hMotion);
@@ -198,7 +198,7 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
 }
 
 RigidBodiesDevice RigidModel::bodiesView() const {
-  return {com.data(),        mass.data(),        invMass.data(), inertia.data(),
+  return {com.in(),          mass.data(),        invMass.data(), inertia.in(),
           invInertia.data(), structuralK.data(), motion.data(),  motionSamples.data()};
 }
 
@@ -254,7 +254,7 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
                            const RigidSolverOptions& options)
     : device(dev) {
   const size_t B = size_t(model.numBodies), J = size_t(model.numJoints);
-  inertialPoses = DeviceBuffer<Transform>(device, B);
+  inertialPoses = WordMajorBuffer<Transform>(device, B);
   iteratePoses = DeviceBuffer<Transform>(device, B);
   jointTerms = WordMajorBuffer<RodStepTerms>(device, std::max<size_t>(J, 1));
   for (auto& b : jointLambdaIterates)

@@ -77,10 +77,10 @@ class RigidModel {
   bool hasDahl = false;  // some ROD joint has ε_max > 0, τ > 0 and bend or twist stiffness
 
   // Bodies
-  DeviceBuffer<Vec3> com;                 // (numBodies) COM in the body frame [m]
+  WordMajorBuffer<Vec3> com;              // (numBodies) COM in the body frame [m]
   DeviceBuffer<float> mass;               // (numBodies) effective mass, 0 = kinematic [kg]
   DeviceBuffer<float> invMass;            // (numBodies) effective inverse mass [1/kg]
-  DeviceBuffer<Mat33> inertia;            // (numBodies) body frame, about the COM [kg·m²]
+  WordMajorBuffer<Mat33> inertia;         // (numBodies) body frame, about the COM [kg·m²]
   DeviceBuffer<Mat33> invInertia;         // (numBodies) effective inverse [1/(kg·m²)]
   DeviceBuffer<float> structuralK;        // (numBodies) max stretch/shear k of its joints [N/m]
   DeviceBuffer<ShapeMotion> motion;       // (numBodies) kinematic motion (Static for others)
@@ -153,7 +153,7 @@ struct RigidScratch {
   void resizeRows(RigidState& state);
 
   const Device& device;
-  DeviceBuffer<Transform> inertialPoses;     // (numBodies) inertial target y
+  WordMajorBuffer<Transform> inertialPoses;  // (numBodies) inertial target y
   DeviceBuffer<Transform> iteratePoses;      // (numBodies) the second pose buffer of the
                                              // iterations (kernels/avbd.cuh IteratePoses)
   WordMajorBuffer<RodStepTerms> jointTerms;  // (numJoints) per-step joint constants

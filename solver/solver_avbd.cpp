@@ -81,7 +81,7 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                     state.poses.data(),
                                     state.linearVelocities.data(),
                                     state.angularVelocities.data(),
-                                    scratch.inertialPoses.data()};
+                                    scratch.inertialPoses.out()};
   k.numBodies = model_.numBodies;
   k.joints = StepJointC0LambdaRho{bodies,
                                   model_.jointsView(),
@@ -161,7 +161,7 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 model_.colorBodies.data() + first,
                 IteratePoses{previous, updated, model_.bodyColor.data(), c},
                 state.startPoses.data(),
-                scratch.inertialPoses.data(),
+                scratch.inertialPoses.in(),
                 scratch.jointTerms.in(),
                 state.jointLambda.in(),
                 model_.maxJointsPerBody,
@@ -211,7 +211,7 @@ void SolverAVBD::finishStep(RigidState& state, RigidScratch& scratch) const {
   const Transform* final = iterateInput(state, scratch, options_.iterations);
   const bool inState = final == state.poses.data();
   FinishRigidStep k{};
-  k.bodies = UpdateBodyVelocity{model_.com.data(),
+  k.bodies = UpdateBodyVelocity{model_.com.in(),
                                 final,
                                 inState ? nullptr : state.poses.data(),
                                 state.startPoses.data(),

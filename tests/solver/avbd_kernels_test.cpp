@@ -94,6 +94,7 @@ struct ChainWithContacts {
       previous[size_t(b)] = perturbed(start[size_t(b)], rng, 2e-3, 0.05);
       inertial[size_t(b)] = perturbed(start[size_t(b)], rng, 1e-3, 0.02);
     }
+    inertialWords = HostWordMajor<Transform>(inertial);
     bodies = model.bodiesView();
     joints = model.jointsView();
     lambda.resize(size_t(J));
@@ -138,6 +139,7 @@ struct ChainWithContacts {
   int n, J, sameB = -1, count = 0;
   std::vector<int> color;
   std::vector<Transform> start, previous, inertial;
+  HostWordMajor<Transform> inertialWords = HostWordMajor<Transform>(0);  // what the kernels read
   RigidBodiesDevice bodies{};
   RigidJointsDevice joints{};
   HostWordMajor<RodStepTerms> termWords;  // what the kernels read
@@ -168,7 +170,7 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
         SolveRigidBodyTile{
             s.bodies, s.joints, s.contacts, s.states.data(), s.model.colorBodies.data() + first,
             IteratePoses{s.previous.data(), updated.data(), s.model.bodyColor.data(), c},
-            s.start.data(), s.inertial.data(), s.termWords.in(),
+            s.start.data(), s.inertialWords.in(), s.termWords.in(),
             HostWordMajor<RodMultipliers>(s.lambda).in(), s.model.maxJointsPerBody, kH, 1e-2f, 0.0f,
             s.model.colorOffsets[size_t(c) + 1] - first, FoldedDuals{}});
   }
@@ -253,7 +255,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
                   s.model.colorBodies.data() + begin,
                   IteratePoses{from.data(), to.data(), s.model.bodyColor.data(), c},
                   s.start.data(),
-                  s.inertial.data(),
+                  s.inertialWords.in(),
                   s.termWords.in(),
                   lambdaWords.in(),
                   s.model.maxJointsPerBody,
