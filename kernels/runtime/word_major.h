@@ -9,8 +9,8 @@
 // an array of structs). The one-lane body solve of a cable batch is held by those loads
 // (docs/PERFORMANCE.md, "The joints word-major"), so the joints' constants, step terms and
 // multipliers, and the bodies' inertia, centres of mass and inertial targets, are kept this way.
-// Only the place each word is read from changes, never the
-// arithmetic on it: a struct loaded word-major has the same bits as one loaded whole.
+// Only the place each word is read from changes, never the arithmetic on it: a struct loaded
+// word-major has the same bits as one loaded whole.
 //
 // The views are trivially copyable kernel arguments; WordMajorBuffer (kernels/runtime/buffer.h)
 // owns the storage.
