@@ -288,7 +288,8 @@ struct ComputeRodDahlParameters {
 /// its state's own). Not inlined, and given only indices and pointers (platform.h,
 /// WEFT_NOINLINE): the folding solve launch and update_rigid_duals call the same compiled
 /// function, so a folded and an unfolded dual step give the same bits on CUDA too, and a call
-/// passes nothing through the stack.
+/// passes nothing through the stack. `com` is the bodies' word-major centres of mass
+/// (RigidBodiesDevice::com's words).
 WEFT_HD WEFT_NOINLINE Vec3 contactDualStep(int r, const Vec3* in, const RigidContact* rows,
                                            const RigidContactState* states, const float* com,
                                            const Transform* poses, const Transform* startPoses,

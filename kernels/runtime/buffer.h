@@ -1,6 +1,6 @@
 // DeviceBuffer<T>: owning, move-only memory on a Device (GPU memory on CUDA, host memory on the
 // CPU backend). Kernels never see a DeviceBuffer: they take plain `T* __restrict__` views in
-// trivially copyable argument structs.
+// trivially copyable argument structs (or, for a WordMajorBuffer below, WordMajorIn / Out views).
 //
 // Asynchronous operations (copyFrom, zero) are issued on the device's stream and may be captured
 // into a CUDA graph; upload and download are synchronous and belong outside step().
@@ -142,8 +142,6 @@ class WordMajorBuffer {
   }
   /// Waits for the device's stream, then copies the contents to the host in element order.
   std::vector<T> download() const { return fromWords(words_.download(), count_); }
-  /// Asynchronous zero fill; graph-capturable.
-  void zero() { words_.zero(); }
 
   /// `host` laid out word-major (padding zero).
   static std::vector<float> toWords(const std::vector<T>& host) {
