@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <span>
 #include <string>
@@ -135,6 +136,21 @@ inline constexpr std::array<int, 6> kGroupSizes = {1, 2, 4, 8, 16, 32};
 inline constexpr int kGroupBlockThreads = 128;
 /// Threads per block of a tile kernel whose tiles have at most 32 lanes (several tiles a block).
 inline constexpr int kTileBlockThreads = 128;
+/// A tile of one lane keeps one partial sum per level of its tree (launch_cuda.cuh, TilesBody<1>)
+/// in shared memory. A tile kernel may lend it global memory for the levels from this one on
+/// (launch.h, Tile shape: `kLendsOneLaneSpill` and `oneLaneSpill`): then every tile reserves only
+/// these levels' shared memory, and more blocks fit an SM while most items, whose few parts never
+/// reach a deeper level, touch no global memory for the tree (docs/PERFORMANCE.md, "The one-lane
+/// tile's deep levels in global memory").
+inline constexpr int kOneLaneSharedLevels = 2;
+/// Global memory for the levels of one-lane tiles from kOneLaneSharedLevels on: word w of level
+/// kOneLaneSharedLevels + d of item i at (d · words per part + w) · items + i, for the launch's
+/// items. Used only when `words` holds them all (capacityWords); otherwise every level stays in
+/// shared memory. Where a level is kept changes no bit of the sum.
+struct OneLaneSpill {
+  unsigned* words = nullptr;
+  size_t capacityWords = 0;
+};
 bool isValidLaunchSize(KernelId id, int size);
 /// The sizes a table may give kernel `id` (by its launch kind), in increasing order.
 std::span<const int> launchSizes(KernelId id);

@@ -18,6 +18,9 @@
 //                            WEFT_HD int partCount(int item) const;
 //                            WEFT_HD Part part(int item, int k) const;
 //                            WEFT_HD void finish(int item, const Part& sum) const; };
+//                 Optional: `static constexpr bool kLendsOneLaneSpill = true;` with a member
+//                 `OneLaneSpill oneLaneSpill;` (kernel_ids.h), global memory for the tree levels
+//                 of one-lane tiles beyond kOneLaneSharedLevels (launch_cuda.cuh).
 //                 launchTile(device, n, K{...}) gives every item one cooperative tile: the
 //                 tile's lanes evaluate the item's parts in parallel into shared memory, a
 //                 fixed-shape pairwise tree (over part indices, padded to a power of two) sums
@@ -175,7 +178,7 @@ struct ElementsShape {
     return launchElementsOnCuda(stream, count, size, kernel);
   }
   template <class K>
-  static KernelResources resources(const K& kernel, int size) {
+  static KernelResources resources(const K& kernel, int /*count*/, int size) {
     return elementsKernelResources(kernel, size);
   }
 #endif
@@ -193,8 +196,8 @@ struct TileShape {
     return launchTilesOnCuda(stream, count, size, kernel);
   }
   template <class K>
-  static KernelResources resources(const K& kernel, int size) {
-    return tilesKernelResources(kernel, size);
+  static KernelResources resources(const K& kernel, int count, int size) {
+    return tilesKernelResources(kernel, count, size);
   }
 #endif
 };
@@ -211,7 +214,7 @@ struct GroupShape {
     return launchGroupsOnCuda(stream, count, size, kernel);
   }
   template <class K>
-  static KernelResources resources(const K& kernel, int size) {
+  static KernelResources resources(const K& kernel, int /*count*/, int size) {
     return groupsKernelResources(kernel, size);
   }
 #endif
@@ -239,7 +242,7 @@ void launchShape(const Device& device, int count, const K& kernel,
     observer->onLaunch(
         {id, count, size, grid,
          [kernel, count](void* stream, int s) { Shape::launchOnCuda(stream, count, s, kernel); },
-         [kernel](int s) { return Shape::resources(kernel, s); }});
+         [kernel, count](int s) { return Shape::resources(kernel, count, s); }});
   }
 #elif defined(WEFT_WITH_CUDA)
   static_assert(kAlwaysFalse<K>,

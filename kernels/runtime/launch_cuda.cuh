@@ -96,6 +96,38 @@ __device__ T shuffleDown(const T& value, int delta, unsigned mask, int width) {
   return out;
 }
 
+/// The global memory kernel K lends the deep levels of a one-lane launch of `count` items whose
+/// tree has `levels` levels (kernel_ids.h, OneLaneSpill), or none: the kernel has no
+/// `oneLaneSpill` member, the tree fits kOneLaneSharedLevels, or the memory is too small. Host
+/// (tileLayout) and device (TilesBody<1>) decide alike.
+template <class K>
+inline constexpr bool kLendsOneLaneSpill = [] {
+  if constexpr (requires { K::kLendsOneLaneSpill; })
+    return K::kLendsOneLaneSpill;
+  else
+    return false;
+}();
+
+template <class K>
+__host__ __device__ OneLaneSpill oneLaneSpillOf(const K& kernel, int levels, int count) {
+  if constexpr (kLendsOneLaneSpill<K>) {
+    constexpr size_t kWords = sizeof(typename K::Part) / sizeof(unsigned);
+    const OneLaneSpill spill = kernel.oneLaneSpill;
+    if (levels > kOneLaneSharedLevels && spill.words &&
+        size_t(levels - kOneLaneSharedLevels) * kWords * size_t(count) <= spill.capacityWords)
+      return spill;
+  }
+  return {};
+}
+
+/// Levels of the tree over `slots` (a power of two) slots that a one-lane tile stores: the root
+/// is never stored.
+__host__ __device__ inline int oneLaneLevels(int slots) {
+  int levels = 0;
+  while ((1 << levels) < slots) ++levels;
+  return levels;
+}
+
 /// Tiles of kTile lanes, blockDim.x / kTile of them per block, one item each. The lanes fill the
 /// tile's shared-memory slots with the item's parts (zero past the count, up to the next power
 /// of two), a pairwise tree sums the slots in an order that depends only on the part count, and
@@ -123,21 +155,43 @@ struct TilesBody {
       // level l of tile t at [(l · words + w) · tiles + t], so a warp's lanes touch 32 consecutive
       // words. In a local array instead, 4096 y_junction worlds stored 211 MB a launch to local
       // memory that L2 evicted to DRAM (docs/PERFORMANCE.md, "The one-lane tile's levels").
+      // A kernel that lends global memory (OneLaneSpill) keeps only the first
+      // kOneLaneSharedLevels levels here and the deeper ones there, word-major over the items;
+      // an item of at most 2^kOneLaneSharedLevels parts never reaches them.
       static_assert(std::is_trivially_copyable_v<Part> && sizeof(Part) % sizeof(unsigned) == 0);
       constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
+      const OneLaneSpill spill = oneLaneSpillOf(kernel, oneLaneLevels(slotsPerTile), count);
+      const int sharedLevels = spill.words ? kOneLaneSharedLevels : oneLaneLevels(slotsPerTile);
       unsigned* const levelWords = reinterpret_cast<unsigned*>(sharedBytes) + tileInBlock;
+      // One branch per level, not per word: the shared path's addresses stay constant offsets.
+      // A kernel that lends nothing compiles the shared path alone.
+      constexpr bool kLends = kLendsOneLaneSpill<K>;
       const auto storeLevel = [&](int level, const Part& p) {
         unsigned words[kWords];
         memcpy(words, &p, sizeof(Part));
+        if (!kLends || level < sharedLevels) {
 #pragma unroll
-        for (int w = 0; w < kWords; ++w)
-          levelWords[(level * kWords + w) * tilesPerBlock] = words[w];
+          for (int w = 0; w < kWords; ++w)
+            levelWords[(level * kWords + w) * tilesPerBlock] = words[w];
+        } else {
+          unsigned* const deep =
+              spill.words + size_t(level - sharedLevels) * kWords * size_t(count) + size_t(item);
+#pragma unroll
+          for (int w = 0; w < kWords; ++w) deep[size_t(w) * size_t(count)] = words[w];
+        }
       };
       const auto loadLevel = [&](int level) {
         unsigned words[kWords];
+        if (!kLends || level < sharedLevels) {
 #pragma unroll
-        for (int w = 0; w < kWords; ++w)
-          words[w] = levelWords[(level * kWords + w) * tilesPerBlock];
+          for (int w = 0; w < kWords; ++w)
+            words[w] = levelWords[(level * kWords + w) * tilesPerBlock];
+        } else {
+          const unsigned* const deep =
+              spill.words + size_t(level - sharedLevels) * kWords * size_t(count) + size_t(item);
+#pragma unroll
+          for (int w = 0; w < kWords; ++w) words[w] = deep[size_t(w) * size_t(count)];
+        }
         Part p;
         memcpy(&p, words, sizeof(Part));
         return p;
@@ -226,14 +280,35 @@ struct GroupsBody {
 
 // ---- One named __global__ entry point per kernel ----------------------------------------------
 
+namespace weft::detail {
+/// The register cap of kernel K's entry point with `Body` (0: none): a tile kernel may cap its
+/// one-lane tiles (`static constexpr int kOneLaneMaxRegisters`), whose occupancy the registers
+/// limit once the tree levels' shared memory no longer does (docs/PERFORMANCE.md).
+template <class Body, class K>
+constexpr int entryRegisterCap() {
+  if constexpr (std::is_same_v<Body, TilesBody<1>> && requires { K::kOneLaneMaxRegisters; })
+    return K::kOneLaneMaxRegisters;  // 0: none
+  else
+    return 0;
+}
+}  // namespace weft::detail
+
 namespace weft::gpu {
 // No __launch_bounds__: it would cap the registers of every body (1024 threads: 64 registers),
 // and the heavy kernels (solve_rigid_body) need more; a block too large for a kernel's registers
-// is caught by checkLaunchFits instead.
-#define WEFT_DEFINE_KERNEL_ENTRY(name, kind)                       \
-  template <class Body, class K>                                   \
-  __global__ void name(const K kernel, int count, int parameter) { \
-    Body::template run<K>(kernel, count, parameter);               \
+// is caught by checkLaunchFits instead. An entry whose kernel asks for a cap
+// (detail::entryRegisterCap) is a second template, constrained to it, with __maxnreg__.
+#define WEFT_DEFINE_KERNEL_ENTRY(name, kind)                                             \
+  template <class Body, class K>                                                         \
+  requires(::weft::detail::entryRegisterCap<Body, K>() == 0) __global__ void name(       \
+      const K kernel, int count, int parameter) {                                        \
+    Body::template run<K>(kernel, count, parameter);                                     \
+  }                                                                                      \
+  template <class Body, class K>                                                         \
+  requires(::weft::detail::entryRegisterCap<Body, K>() > 0) __global__ void __maxnreg__( \
+      (::weft::detail::entryRegisterCap<Body, K>()))                                     \
+      name(const K kernel, int count, int parameter) {                                   \
+    Body::template run<K>(kernel, count, parameter);                                     \
   }
 WEFT_KERNELS(WEFT_DEFINE_KERNEL_ENTRY)
 #undef WEFT_DEFINE_KERNEL_ENTRY
@@ -352,14 +427,15 @@ int launchElementsOnCuda(void* stream, int count, int block, const K& kernel) {
 /// tiles of at most 32 lanes, fewer when their slots would pass the 48 KB default limit (at
 /// least one: a single tile that does not fit is reported by checkLaunchFits).
 template <class K>
-void tileLayout(const K& kernel, int tile, int& slotsPerTile, int& tilesPerBlock,
+void tileLayout(const K& kernel, int count, int tile, int& slotsPerTile, int& tilesPerBlock,
                 size_t& sharedBytes) {
   slotsPerTile = 1;
   while (slotsPerTile < kernel.maxParts()) slotsPerTile *= 2;
-  // A tile of one lane keeps a partial sum per tree level (TilesBody<1>), others a slot per part.
-  // (levels 0 … log2(slotsPerTile) − 1: the root is never stored).
-  int levels = 0;
-  while ((1 << levels) < slotsPerTile) ++levels;
+  // A tile of one lane keeps a partial sum per tree level (TilesBody<1>; those from
+  // kOneLaneSharedLevels on in the kernel's global memory if it lends enough), others a slot per
+  // part.
+  int levels = oneLaneLevels(slotsPerTile);
+  if (oneLaneSpillOf(kernel, levels, count).words) levels = kOneLaneSharedLevels;
   const size_t perTile = size_t(tile == 1 ? levels : slotsPerTile) * sizeof(typename K::Part);
   tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;
   while (tilesPerBlock > 1 && size_t(tilesPerBlock) * perTile > kDefaultSharedBytesPerBlock)
@@ -368,10 +444,10 @@ void tileLayout(const K& kernel, int tile, int& slotsPerTile, int& tilesPerBlock
 }
 
 template <class K>
-KernelResources tilesKernelResources(const K& kernel, int tile) {
+KernelResources tilesKernelResources(const K& kernel, int count, int tile) {
   int slotsPerTile = 1, tilesPerBlock = 1;
   size_t sharedBytes = 0;
-  tileLayout(kernel, tile, slotsPerTile, tilesPerBlock, sharedBytes);
+  tileLayout(kernel, count, tile, slotsPerTile, tilesPerBlock, sharedBytes);
   KernelResources r{};
   dispatchSize<1, 8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
     r = resourcesOf(entryOf<TilesBody<decltype(t)::value>, K>(), int(sharedBytes));
@@ -384,7 +460,7 @@ template <class K>
 int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {
   int slotsPerTile = 1, tilesPerBlock = 1;
   size_t sharedBytes = 0;
-  tileLayout(kernel, tile, slotsPerTile, tilesPerBlock, sharedBytes);
+  tileLayout(kernel, count, tile, slotsPerTile, tilesPerBlock, sharedBytes);
   const int grid = (count + tilesPerBlock - 1) / tilesPerBlock;
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   dispatchSize<1, 8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {

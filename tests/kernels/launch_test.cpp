@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -170,6 +171,54 @@ TEST(LaunchTile, CudaIsBitIdenticalToCpuForEveryTileSize) {
     const std::vector<float> got = sumOnDevice(*gpu, in);
     for (size_t i = 0; i < expected.size(); ++i)
       ASSERT_EQ(got[i], expected[i]) << "tile " << tile << ", item " << i;
+  }
+}
+
+// SumParts lending its one-lane tiles global memory for the tree levels beyond
+// kOneLaneSharedLevels (kernel_ids.h OneLaneSpill).
+struct SumPartsSpilling : SumParts {
+  static constexpr bool kLendsOneLaneSpill = true;
+  OneLaneSpill oneLaneSpill;
+};
+
+TEST(LaunchTile, CudaOneLaneTileWithDeepLevelsInGlobalMemoryIsBitIdenticalToCpu) {
+  WEFT_REQUIRE_CUDA(gpu);
+  auto cpu = test::openCpu();
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  // Up to 200 parts: 8 levels, 5 of them beyond the shared ones; most items reach some.
+  const RaggedInput in = randomRagged(700, 200, seed);
+  const int n = int(in.offsets.size()) - 1;
+  const std::vector<float> expected = sumOnDevice(*cpu, in);
+  LaunchPolicy policy;
+  policy.setOverride(KernelId::solve_elasticity_tile, 1);
+  gpu->setLaunchPolicy(policy);
+  DeviceBuffer<int> offsets(*gpu, in.offsets);
+  DeviceBuffer<float> values(*gpu, in.values);
+  int levels = 0;
+  while ((1 << levels) < in.maxCount) ++levels;
+  ASSERT_GT(levels, kOneLaneSharedLevels);
+  const size_t needed = size_t(levels - kOneLaneSharedLevels) * size_t(n);  // one word a part
+  constexpr unsigned kUntouched = 0x7fc00123u;
+  // Enough memory: the deep levels go there; one word short: every level stays in shared
+  // memory. The sums are the CPU's either way.
+  for (const size_t capacity : {needed, needed - 1}) {
+    SCOPED_TRACE("spill capacity " + std::to_string(capacity) + " of " + std::to_string(needed));
+    DeviceBuffer<unsigned> spill(*gpu, std::vector<unsigned>(needed, kUntouched));
+    DeviceBuffer<float> sums(*gpu, size_t(n));
+    SumPartsSpilling kernel;
+    static_cast<SumParts&>(kernel) = {offsets.data(), values.data(), sums.data(), in.maxCount};
+    kernel.oneLaneSpill = {spill.data(), capacity};
+    launchTile(*gpu, n, kernel);
+    const std::vector<float> got = sums.download();
+    for (int i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], expected[size_t(i)]) << "item " << i;
+    const std::vector<unsigned> words = spill.download();
+    const size_t written = size_t(
+        std::count_if(words.begin(), words.end(), [](unsigned w) { return w != kUntouched; }));
+    if (capacity == needed)
+      EXPECT_GT(written, size_t(n)) << "the deep levels should have been stored in the spill";
+    else
+      EXPECT_EQ(written, size_t(0)) << "too small a spill must not be used";
   }
 }
 
