@@ -531,11 +531,14 @@ class RigidRun {
     j["shapes"] = desc().numShapes();
     j["colors"] = sim.rigid().model().numColors;
     const RigidPart::ContactReport& contacts = sim.rigid().contactReport();
-    j["contacts"] = {
-        {"largest_rows", contacts.largestRows}, {"last_frame_rows", contacts.lastFrameRows},
-        {"row_capacity", contacts.rowCapacity}, {"largest_partners", contacts.largestPartners},
-        {"detections", contacts.detections},    {"pair_list_builds", contacts.pairListBuilds},
-        {"regrowths", sim.regrowths()}};
+    j["contacts"] = {{"largest_rows", contacts.largestRows},
+                     {"last_frame_rows", contacts.lastFrameRows},
+                     {"row_capacity", contacts.rowCapacity},
+                     {"largest_partners", contacts.largestPartners},
+                     {"detections", contacts.detections},
+                     {"pair_list_builds", contacts.pairListBuilds},
+                     {"frames_deep_levels_in_global", contacts.framesDeepLevelsInGlobal},
+                     {"regrowths", sim.regrowths()}};
     // Per frame from frame 1 (null where nothing could be measured): the largest joint anchor
     // gap over its joint's reference length, and the deepest capsule overlap over the pair's
     // smaller radius (negative: apart), as the integrity checks judge them; with worlds, the

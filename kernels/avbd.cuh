@@ -359,11 +359,16 @@ struct FoldedDuals {
 /// separate accumulation launch, not a shorter joint chain (docs/PERFORMANCE.md, "Cables").
 /// solve_rigid_body_tile (kFoldsDuals false) and solve_rigid_body_tile_folding_duals (true: also
 /// the dual step of the iteration before, FoldedDuals).
-template <bool kFoldsDuals>
+/// kDeepLevelsInGlobal (RigidSolverOptions::oneLaneLevels): a one-lane tile keeps its tree levels
+/// beyond kOneLaneSharedLevels in `oneLaneSpill` and is held to 128 registers, so that 16 warps an
+/// SM fit instead of 10 (the same bits; other tile sizes are the same code either way).
+template <bool kFoldsDuals, bool kDeepLevelsInGlobal = false>
 struct SolveRigidBodyTileT {
   static constexpr KernelId kId =
       kFoldsDuals ? KernelId::solve_rigid_body_tile_folding_duals : KernelId::solve_rigid_body_tile;
   static constexpr int kContactParts = 16;
+  static constexpr int kOneLaneMaxRegisters = kDeepLevelsInGlobal ? 128 : 0;  // 0: no cap
+  static constexpr bool kLendsOneLaneSpill = kDeepLevelsInGlobal;
   using Part = BodyBlock;
 
   RigidBodiesDevice bodies;
@@ -389,6 +394,9 @@ struct SolveRigidBodyTileT {
   // which the pose buffer this launch writes still holds (IteratePoses alternates two buffers);
   // rotations along the relative rotation vector. 1: the plain step.
   float chebyshevOmega = 1.0f;
+  // kDeepLevelsInGlobal: global memory for the deep tree levels of one-lane tiles
+  // (RigidScratch::oneLaneSpill).
+  OneLaneSpill oneLaneSpill{};
 
   int maxParts() const { return 1 + maxJointsPerBody + kContactParts; }
   /// Items of the launch: the color's bodies, then (folding) the dual-step batches.
@@ -516,6 +524,7 @@ struct SolveRigidBodyTileT {
 };
 
 using SolveRigidBodyTile = SolveRigidBodyTileT<false>;
+using SolveRigidBodyTileDeepLevelsInGlobal = SolveRigidBodyTileT<false, true>;
 using SolveRigidBodyTileFoldingDuals = SolveRigidBodyTileT<true>;
 
 /// Per row slot (rows ≥ the stored count return): the ALM dual step (§5.5.4) from `in` (null:

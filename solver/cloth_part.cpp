@@ -42,8 +42,8 @@ std::optional<std::string> ClothPart::growIfOverflowed() {
   return scratch_.selfContact->growIfOverflowed();
 }
 
-void ClothPart::endFrame() {
-  if (!selfContact_) return;
+bool ClothPart::endFrame() {
+  if (!selfContact_) return false;
   const SelfContactDetector& detector = *scratch_.selfContact;
   const ContactStatus status = detector.readStatus();
   contactReport_.lastFrame = status;
@@ -56,6 +56,7 @@ void ClothPart::endFrame() {
   contactReport_.triangleVertexCapacity = detector.triangleVertexCapacity();
   contactReport_.detections += detectionsPerFrame_;
   contactReport_.listBuilds += status.listBuilds;
+  return false;
 }
 
 }  // namespace weft

@@ -55,7 +55,7 @@ class ClothPart final : public SolverPart {
   void beginFrame(int kind) override;
   void substep(int substepInFrame) override { solver_.step(state_, scratch_, substepInFrame); }
   std::optional<std::string> growIfOverflowed() override;
-  void endFrame() override;
+  bool endFrame() override;
 
  private:
   Model model_;

@@ -24,6 +24,19 @@
 
 namespace weft {
 
+/// Where the body solve's one-lane tiles (tile size 1: large batches) keep the levels of their
+/// summation tree beyond kOneLaneSharedLevels (kernel_ids.h; docs/PERFORMANCE.md, "The one-lane
+/// tile's deep levels in global memory"). The bits are the same in every mode.
+enum class OneLaneLevels {
+  Auto,    // Shared at first (Global when the model has no contacts at all); Global after a
+           // frame whose largest detection had at most one contact row per 8 bodies, Shared
+           // again after one with more than one row per 4
+  Shared,  // every level in shared memory: ten warps an SM; for bodies with many contact rows
+  Global,  // the deep levels in global memory and 128 registers a thread: sixteen warps an SM;
+           // for bodies with at most four parts (inertia, joints, contact runs), whose tree never
+           // reaches a deep level
+};
+
 /// Settings of the rigid AVBD solver (rigid_avbd_spec §2; compliant ALM only).
 struct RigidSolverOptions {
   int iterations = 5;                // Gauss–Seidel sweeps over the body colors per substep
@@ -64,6 +77,7 @@ struct RigidSolverOptions {
   bool recordConvergence = false;    // record every iteration's largest body step (the
                                      // block-Newton increments |Δx|, |Δθ|; RigidPart's
                                      // convergence report): an atomic per body and color
+  OneLaneLevels oneLaneLevels = OneLaneLevels::Auto;  // see OneLaneLevels
 
   /// Throws weft::Error naming the first invalid field.
   void validate() const;
@@ -164,6 +178,13 @@ struct RigidScratch {
   // With recordConvergence: per substep of a frame and iteration, the largest |Δx| [m] and
   // |Δθ| [rad] of any body ((substeps × iterations × 2), allocated by RigidPart).
   DeviceBuffer<float> iterationSteps;
+  // The body solve's one-lane tiles keep their deep tree levels in global memory
+  // (OneLaneLevels::Global; RigidPart decides under Auto). On CUDA `oneLaneSpill` then holds
+  // them for the largest color (kernel_ids.h OneLaneSpill), allocated on first use; the CPU's
+  // tiles need none.
+  bool deepLevelsInGlobal = false;
+  DeviceBuffer<unsigned> oneLaneSpill;
+  void setDeepLevelsInGlobal(const RigidModel& model, bool inGlobal);
 
   std::unique_ptr<RigidContactDetector> detector;  // null when the model has no pair to test
   int rowCapacity = 0;

@@ -41,10 +41,23 @@ std::optional<std::string> RigidPart::growIfOverflowed() {
   return grew;
 }
 
-void RigidPart::endFrame() {
+bool RigidPart::endFrame() {
+  bool launchesChanged = false;
+  if (scratch_.deepLevelsInGlobal) ++contactReport_.framesDeepLevelsInGlobal;
   if (scratch_.detector) {
     const RigidContactDetector& detector = *scratch_.detector;
     const RigidContactStatus status = detector.readStatus();
+    // OneLaneLevels::Auto: the deep tree levels in global memory while contacts are few (a body
+    // with at most one row never reaches them), with a gap between the two thresholds so that
+    // the graphs are not captured again every frame.
+    if (solver_.options().oneLaneLevels == OneLaneLevels::Auto) {
+      const long long rows = status.maxContacts, bodies = model_.numBodies;
+      const bool inGlobal = scratch_.deepLevelsInGlobal ? rows * 4 <= bodies : rows * 8 <= bodies;
+      if (inGlobal != scratch_.deepLevelsInGlobal) {
+        scratch_.setDeepLevelsInGlobal(model_, inGlobal);
+        launchesChanged = true;
+      }
+    }
     contactReport_.lastFrameRows = status.maxContacts;
     contactReport_.largestRows = std::max(contactReport_.largestRows, status.maxContacts);
     contactReport_.largestPartners = std::max(contactReport_.largestPartners, status.maxShapePairs);
@@ -60,6 +73,7 @@ void RigidPart::endFrame() {
       convergence_.rotation.push_back(steps[i + 1]);
     }
   }
+  return launchesChanged;
 }
 
 }  // namespace weft

@@ -40,6 +40,8 @@ class RigidPart final : public SolverPart {
     int pairCapacity = 0;
     long long detections = 0;      // contact detections run (frames × substeps / collideInterval)
     long long pairListBuilds = 0;  // of which built new partner lists (the rest kept them)
+    long long framesDeepLevelsInGlobal = 0;  // frames whose body solve kept its one-lane tiles'
+                                             // deep tree levels in global memory (OneLaneLevels)
   };
   const ContactReport& contactReport() const { return contactReport_; }
 
@@ -63,7 +65,7 @@ class RigidPart final : public SolverPart {
   void beginFrame(int kind) override;
   void substep(int substepInFrame) override { solver_.step(state_, scratch_, substepInFrame); }
   std::optional<std::string> growIfOverflowed() override;
-  void endFrame() override;
+  bool endFrame() override;
 
  private:
   RigidModel model_;

@@ -95,7 +95,9 @@ void Simulation::advanceFrame() {
             grew = grew ? *grew + ", " + *g : *g;
         return grew;
       });
-  for (SolverPart* part : parts_) part->endFrame();
+  bool launchesChanged = false;
+  for (SolverPart* part : parts_) launchesChanged |= part->endFrame();
+  if (launchesChanged) frames_.resetGraphs();
 }
 
 }  // namespace weft

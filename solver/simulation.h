@@ -10,7 +10,9 @@
 //     each part: growIfOverflowed  on the host: the contact status (a few bytes); if any storage
 //                                  overflowed it grows, the saved start comes back, the graphs
 //                                  are captured again and the frame runs again
-//     each part: endFrame          reports (contact counts, convergence)
+//     each part: endFrame          reports (contact counts, convergence); a part whose launches
+//                                  change from the next frame on (the rigid solve's one-lane
+//                                  tiles, OneLaneLevels::Auto) has the graphs captured again
 //
 // On CUDA the first frame of each kind is captured into a CUDA graph (FrameGraph) and every later
 // frame is a single replay, with no host work per substep (kinematic motion reads the substep

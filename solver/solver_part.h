@@ -35,8 +35,10 @@ class SolverPart {
   /// After a frame, on the host: reads the contact status and, when something did not fit, grows
   /// it and says what grew ("contact rows 256 -> 640"); nothing when everything fit.
   virtual std::optional<std::string> growIfOverflowed() = 0;
-  /// After a frame that is kept (it fit): updates the part's reports.
-  virtual void endFrame() = 0;
+  /// After a frame that is kept (it fit): updates the part's reports. True when the part's
+  /// launches change from the next frame on (a kernel variant chosen from what this frame
+  /// needed), so that the simulation captures its graphs again.
+  virtual bool endFrame() = 0;
 };
 
 }  // namespace weft

@@ -227,6 +227,12 @@ void bindTypes(nb::module_& m) {
                 .def("validate", &SolverOptions::validate,
                      "Raises weft.Error naming the first bad field."));
 
+  nb::enum_<OneLaneLevels>(m, "OneLaneLevels",
+                           "Where the body solve's one-lane tiles keep their deep tree levels "
+                           "(solver/rigid_model.h); the same bits in every mode.")
+      .value("AUTO", OneLaneLevels::Auto)
+      .value("SHARED", OneLaneLevels::Shared)
+      .value("GLOBAL", OneLaneLevels::Global);
   using RO = RigidSolverOptions;
   dataClass(nb::class_<RO>(m, "RigidSolverOptions",
                            "Cable (AVBD) solver settings (solver/rigid_model.h).")
@@ -248,6 +254,7 @@ void bindTypes(nb::module_& m) {
                 .def_rw("match_normal_dot", &RO::matchNormalDot)
                 .def_rw("chebyshev_rho", &RO::chebyshevRho)
                 .def_rw("record_convergence", &RO::recordConvergence)
+                .def_rw("one_lane_levels", &RO::oneLaneLevels)
                 .def("validate", &RO::validate, "Raises weft.Error naming the first bad field."));
 
   dataClass(nb::class_<RodStiffness>(

@@ -5,6 +5,7 @@
 // CUDA == CPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <numbers>
@@ -504,6 +505,53 @@ TEST(SolverAvbd, CudaGraphReplayEqualsDirectLaunchesAndRunsAreBitIdentical) {
   const auto reference = runPile(*gpu, pileOptions(), 10);
   EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, pileOptions(), 10))) << "run to run";
   EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, pileOptions(), 10, false))) << "no graph";
+}
+
+// Where the body solve's one-lane tiles keep the deep levels of their tree (OneLaneLevels)
+// changes no bit, and the pile's bodies, with many contact rows, do reach those levels.
+TEST(SolverAvbd, CudaOneLaneDeepLevelsInGlobalMemoryChangeNoBit) {
+  WEFT_REQUIRE_CUDA(gpu);
+  LaunchPolicy policy;
+  policy.setOverride(KernelId::solve_rigid_body_tile, 1);
+  gpu->setLaunchPolicy(policy);
+  RigidSolverOptions shared = pileOptions(), global = pileOptions(), automatic = pileOptions();
+  shared.oneLaneLevels = OneLaneLevels::Shared;
+  global.oneLaneLevels = OneLaneLevels::Global;
+  Simulation sim(*gpu, smallPile(), global, 1.0 / 60.0, 10);
+  for (int f = 0; f < 16; ++f) sim.advanceFrame();
+  const std::vector<unsigned> spill = sim.rigid().scratch().oneLaneSpill.download();
+  EXPECT_TRUE(std::any_of(spill.begin(), spill.end(), [](unsigned w) { return w != 0; }))
+      << "no body reached a deep level: the test does not test them";
+  EXPECT_GT(sim.rigid().contactReport().largestRows, 0);
+  const std::vector<Transform> reference = runPile(*gpu, shared, 16);
+  EXPECT_TRUE(bitIdentical(reference, sim.rigid().poses())) << "global vs shared";
+  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, automatic, 16))) << "auto vs shared";
+  gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
+// OneLaneLevels::Auto: global memory from the frame after one with few contact rows (none, on a
+// hanging chain), shared memory again once the rows are many (the pile on the ground); each
+// switch captures the graphs again.
+TEST(SolverAvbd, AutoKeepsDeepLevelsInGlobalMemoryWhileContactsAreFew) {
+  auto cpu = test::openCpu();
+  Simulation chain(*cpu, hangingChain(), RigidSolverOptions{}, 1.0 / 60.0, 10);
+  for (int f = 0; f < 3; ++f) chain.advanceFrame();
+  EXPECT_EQ(chain.rigid().contactReport().largestRows, 0);
+  EXPECT_TRUE(chain.rigid().scratch().deepLevelsInGlobal);
+  EXPECT_GE(chain.rigid().contactReport().framesDeepLevelsInGlobal, 2);
+
+  Simulation pile(*cpu, smallPile(), pileOptions(), 1.0 / 60.0, 10);
+  const int bodies = pile.rigid().model().numBodies;
+  EXPECT_FALSE(pile.rigid().scratch().deepLevelsInGlobal) << "unknown contacts: shared at first";
+  pile.advanceFrame();  // falling: no rows yet
+  EXPECT_EQ(pile.rigid().contactReport().lastFrameRows, 0);
+  EXPECT_TRUE(pile.rigid().scratch().deepLevelsInGlobal);
+  for (int f = 1; f < 30; ++f) pile.advanceFrame();  // on the ground
+  EXPECT_GT(pile.rigid().contactReport().lastFrameRows * 4, bodies);
+  EXPECT_FALSE(pile.rigid().scratch().deepLevelsInGlobal);
+  const long long inGlobal = pile.rigid().contactReport().framesDeepLevelsInGlobal;
+  EXPECT_GT(inGlobal, 0);
+  EXPECT_LT(inGlobal, 30);
 }
 
 TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
