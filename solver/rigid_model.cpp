@@ -281,18 +281,16 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
 void RigidScratch::setDeepLevelsInGlobal(const RigidModel& model, bool inGlobal) {
   deepLevelsInGlobal = inGlobal;
   if (!inGlobal || !oneLaneSpill.empty() || device.backend() != Backend::Cuda) return;
-  // The deep levels of the widest one-lane launch: the largest color's bodies, each with the
-  // levels of the body solve's tree beyond those kept in shared memory.
-  int slots = 1, levels = 0, largestColor = 0;
-  while (slots < 1 + model.maxJointsPerBody + SolveRigidBodyTile::kContactParts) slots *= 2;
-  while ((1 << levels) < slots) ++levels;
+  // The deep levels of the widest one-lane launch: the largest color's bodies.
+  int largestColor = 0;
   for (int c = 0; c < model.numColors; ++c)
     largestColor =
         std::max(largestColor, model.colorOffsets[size_t(c) + 1] - model.colorOffsets[size_t(c)]);
-  if (levels <= kOneLaneSharedLevels) return;
-  const size_t words = sizeof(BodyBlock) / sizeof(unsigned);
-  oneLaneSpill = DeviceBuffer<unsigned>(
-      device, size_t(levels - kOneLaneSharedLevels) * words * size_t(largestColor));
+  const size_t words =
+      oneLaneSpillWords(1 + model.maxJointsPerBody + SolveRigidBodyTile::kContactParts,
+                        largestColor, sizeof(BodyBlock) / sizeof(unsigned));
+  if (words == 0) return;
+  oneLaneSpill = DeviceBuffer<unsigned>(device, words);
   oneLaneSpill.zero();
 }
 

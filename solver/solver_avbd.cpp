@@ -153,7 +153,7 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   for (int c = 0; c < model_.numColors; ++c) {
     const int first = model_.colorOffsets[size_t(c)];
     const int count = model_.colorOffsets[size_t(c) + 1] - first;
-    const auto solve = [&](auto kernel, bool lendSpill) {
+    const auto solve = [&](auto kernel) {
       kernel = {bodies,
                 joints,
                 detector ? detector->view() : RigidContactsView{},
@@ -172,18 +172,18 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 duals,
                 largestStep};
       kernel.chebyshevOmega = chebyshevOmega(options_.chebyshevRho, iteration);
-      if (lendSpill)
+      if constexpr (decltype(kernel)::kLendsOneLaneSpill)
         kernel.oneLaneSpill = {scratch.oneLaneSpill.data(), scratch.oneLaneSpill.size()};
       launchTile(device_, kernel.items(), kernel);
     };
     if (folding && c == 0) {
-      solve(SolveRigidBodyTileFoldingDuals{}, false);
+      solve(SolveRigidBodyTileFoldingDuals{});
       // The later colors solve with the new multipliers the first one wrote.
       duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, {}, 0, 0};
     } else if (scratch.deepLevelsInGlobal) {
-      solve(SolveRigidBodyTileDeepLevelsInGlobal{}, true);
+      solve(SolveRigidBodyTileDeepLevelsInGlobal{});
     } else {
-      solve(SolveRigidBodyTile{}, false);
+      solve(SolveRigidBodyTile{});
     }
   }
   if (fold && iteration + 1 < options_.iterations) return;

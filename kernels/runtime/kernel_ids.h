@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "kernels/runtime/platform.h"
+
 namespace weft {
 
 enum class LaunchKind { Elementwise, Tile, Group };
@@ -143,6 +145,19 @@ inline constexpr int kTileBlockThreads = 128;
 /// reach a deeper level, touch no global memory for the tree (docs/PERFORMANCE.md, "The one-lane
 /// tile's deep levels in global memory").
 inline constexpr int kOneLaneSharedLevels = 2;
+/// Levels a one-lane tile stores for items of at most `maxParts` parts: log2 of the padded
+/// width (the root is never stored).
+WEFT_HD constexpr int oneLaneLevels(int maxParts) {
+  int levels = 0;
+  while ((1 << levels) < maxParts) ++levels;
+  return levels;
+}
+/// Words of global memory a one-lane launch of `items` items needs for its levels beyond
+/// kOneLaneSharedLevels (OneLaneSpill), parts of `partWords` words: 0 when the tree fits.
+WEFT_HD constexpr size_t oneLaneSpillWords(int maxParts, int items, size_t partWords) {
+  const int deep = oneLaneLevels(maxParts) - kOneLaneSharedLevels;
+  return deep > 0 ? size_t(deep) * partWords * size_t(items) : 0;
+}
 /// Global memory for the levels of one-lane tiles from kOneLaneSharedLevels on: word w of level
 /// kOneLaneSharedLevels + d of item i at (d · words per part + w) · items + i, for the launch's
 /// items. Used only when `words` holds them all (capacityWords); otherwise every level stays in

@@ -96,10 +96,7 @@ __device__ T shuffleDown(const T& value, int delta, unsigned mask, int width) {
   return out;
 }
 
-/// The global memory kernel K lends the deep levels of a one-lane launch of `count` items whose
-/// tree has `levels` levels (kernel_ids.h, OneLaneSpill), or none: the kernel has no
-/// `oneLaneSpill` member, the tree fits kOneLaneSharedLevels, or the memory is too small. Host
-/// (tileLayout) and device (TilesBody<1>) decide alike.
+/// Whether kernel K may lend its one-lane tiles global memory (`kLendsOneLaneSpill`, launch.h).
 template <class K>
 inline constexpr bool kLendsOneLaneSpill = [] {
   if constexpr (requires { K::kLendsOneLaneSpill; })
@@ -108,24 +105,19 @@ inline constexpr bool kLendsOneLaneSpill = [] {
     return false;
 }();
 
+/// The global memory kernel K lends the deep levels of a one-lane launch of `count` items of at
+/// most `slots` parts (kernel_ids.h, OneLaneSpill), or none: the kernel lends none, the tree fits
+/// kOneLaneSharedLevels, or the memory is too small. Host (tileLayout) and device (TilesBody<1>)
+/// decide alike.
 template <class K>
-__host__ __device__ OneLaneSpill oneLaneSpillOf(const K& kernel, int levels, int count) {
+__host__ __device__ OneLaneSpill oneLaneSpillOf(const K& kernel, int slots, int count) {
   if constexpr (kLendsOneLaneSpill<K>) {
-    constexpr size_t kWords = sizeof(typename K::Part) / sizeof(unsigned);
+    const size_t words =
+        oneLaneSpillWords(slots, count, sizeof(typename K::Part) / sizeof(unsigned));
     const OneLaneSpill spill = kernel.oneLaneSpill;
-    if (levels > kOneLaneSharedLevels && spill.words &&
-        size_t(levels - kOneLaneSharedLevels) * kWords * size_t(count) <= spill.capacityWords)
-      return spill;
+    if (words > 0 && spill.words && words <= spill.capacityWords) return spill;
   }
   return {};
-}
-
-/// Levels of the tree over `slots` (a power of two) slots that a one-lane tile stores: the root
-/// is never stored.
-__host__ __device__ inline int oneLaneLevels(int slots) {
-  int levels = 0;
-  while ((1 << levels) < slots) ++levels;
-  return levels;
 }
 
 /// Tiles of kTile lanes, blockDim.x / kTile of them per block, one item each. The lanes fill the
@@ -160,7 +152,7 @@ struct TilesBody {
       // an item of at most 2^kOneLaneSharedLevels parts never reaches them.
       static_assert(std::is_trivially_copyable_v<Part> && sizeof(Part) % sizeof(unsigned) == 0);
       constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
-      const OneLaneSpill spill = oneLaneSpillOf(kernel, oneLaneLevels(slotsPerTile), count);
+      const OneLaneSpill spill = oneLaneSpillOf(kernel, slotsPerTile, count);
       const int sharedLevels = spill.words ? kOneLaneSharedLevels : oneLaneLevels(slotsPerTile);
       unsigned* const levelWords = reinterpret_cast<unsigned*>(sharedBytes) + tileInBlock;
       // One branch per level, not per word: the shared path's addresses stay constant offsets.
@@ -434,8 +426,9 @@ void tileLayout(const K& kernel, int count, int tile, int& slotsPerTile, int& ti
   // A tile of one lane keeps a partial sum per tree level (TilesBody<1>; those from
   // kOneLaneSharedLevels on in the kernel's global memory if it lends enough), others a slot per
   // part.
-  int levels = oneLaneLevels(slotsPerTile);
-  if (oneLaneSpillOf(kernel, levels, count).words) levels = kOneLaneSharedLevels;
+  const int levels = oneLaneSpillOf(kernel, slotsPerTile, count).words
+                         ? kOneLaneSharedLevels
+                         : oneLaneLevels(slotsPerTile);
   const size_t perTile = size_t(tile == 1 ? levels : slotsPerTile) * sizeof(typename K::Part);
   tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;
   while (tilesPerBlock > 1 && size_t(tilesPerBlock) * perTile > kDefaultSharedBytesPerBlock)

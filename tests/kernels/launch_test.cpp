@@ -132,12 +132,29 @@ RaggedInput randomRagged(int items, int maxCount, unsigned seed) {
   return in;
 }
 
-std::vector<float> sumOnDevice(const Device& device, const RaggedInput& in) {
+// SumParts lending its one-lane tiles global memory for the tree levels beyond
+// kOneLaneSharedLevels (kernel_ids.h OneLaneSpill).
+struct SumPartsSpilling : SumParts {
+  static constexpr bool kLendsOneLaneSpill = true;
+  OneLaneSpill oneLaneSpill;
+};
+
+/// The items' sums by launchTile; with `spill`, by SumPartsSpilling lending it.
+std::vector<float> sumOnDevice(const Device& device, const RaggedInput& in,
+                               const OneLaneSpill* spill = nullptr) {
   const int n = int(in.offsets.size()) - 1;
   DeviceBuffer<int> offsets(device, in.offsets);
   DeviceBuffer<float> values(device, in.values);
   DeviceBuffer<float> sums(device, size_t(n));
-  launchTile(device, n, SumParts{offsets.data(), values.data(), sums.data(), in.maxCount});
+  const SumParts kernel{offsets.data(), values.data(), sums.data(), in.maxCount};
+  if (spill) {
+    SumPartsSpilling lending;
+    static_cast<SumParts&>(lending) = kernel;
+    lending.oneLaneSpill = *spill;
+    launchTile(device, n, lending);
+  } else {
+    launchTile(device, n, kernel);
+  }
   return sums.download();
 }
 
@@ -174,13 +191,6 @@ TEST(LaunchTile, CudaIsBitIdenticalToCpuForEveryTileSize) {
   }
 }
 
-// SumParts lending its one-lane tiles global memory for the tree levels beyond
-// kOneLaneSharedLevels (kernel_ids.h OneLaneSpill).
-struct SumPartsSpilling : SumParts {
-  static constexpr bool kLendsOneLaneSpill = true;
-  OneLaneSpill oneLaneSpill;
-};
-
 TEST(LaunchTile, CudaOneLaneTileWithDeepLevelsInGlobalMemoryIsBitIdenticalToCpu) {
   WEFT_REQUIRE_CUDA(gpu);
   auto cpu = test::openCpu();
@@ -193,24 +203,16 @@ TEST(LaunchTile, CudaOneLaneTileWithDeepLevelsInGlobalMemoryIsBitIdenticalToCpu)
   LaunchPolicy policy;
   policy.setOverride(KernelId::solve_elasticity_tile, 1);
   gpu->setLaunchPolicy(policy);
-  DeviceBuffer<int> offsets(*gpu, in.offsets);
-  DeviceBuffer<float> values(*gpu, in.values);
-  int levels = 0;
-  while ((1 << levels) < in.maxCount) ++levels;
-  ASSERT_GT(levels, kOneLaneSharedLevels);
-  const size_t needed = size_t(levels - kOneLaneSharedLevels) * size_t(n);  // one word a part
+  ASSERT_GT(oneLaneLevels(in.maxCount), kOneLaneSharedLevels);
+  const size_t needed = oneLaneSpillWords(in.maxCount, n, 1);  // one word a part
   constexpr unsigned kUntouched = 0x7fc00123u;
   // Enough memory: the deep levels go there; one word short: every level stays in shared
   // memory. The sums are the CPU's either way.
   for (const size_t capacity : {needed, needed - 1}) {
     SCOPED_TRACE("spill capacity " + std::to_string(capacity) + " of " + std::to_string(needed));
     DeviceBuffer<unsigned> spill(*gpu, std::vector<unsigned>(needed, kUntouched));
-    DeviceBuffer<float> sums(*gpu, size_t(n));
-    SumPartsSpilling kernel;
-    static_cast<SumParts&>(kernel) = {offsets.data(), values.data(), sums.data(), in.maxCount};
-    kernel.oneLaneSpill = {spill.data(), capacity};
-    launchTile(*gpu, n, kernel);
-    const std::vector<float> got = sums.download();
+    const OneLaneSpill lent{spill.data(), capacity};
+    const std::vector<float> got = sumOnDevice(*gpu, in, &lent);
     for (int i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], expected[size_t(i)]) << "item " << i;
     const std::vector<unsigned> words = spill.download();
     const size_t written = size_t(
