@@ -115,15 +115,30 @@ struct IteratePoses {
 
   WEFT_HD Transform operator()(int body) const {
     if (body < 0) return Transform{};
+#if defined(__CUDA_ARCH__) && defined(WEFT_SPECULATIVE_POSES)
+    const Transform before = previous[body], after = updated[body];
+    return bodyColor[body] < color ? after : before;
+#else
     return bodyColor[body] < color ? updated[body] : previous[body];
+#endif
+  }
+};
+
+/// The iterates as the body solve of body `self` reads them: its own is `previous` (it is of
+/// the color being solved), so only the other bodies need their color looked up.
+struct OwnPoseFirst {
+  const IteratePoses& poses;
+  int self;
+  WEFT_HD Transform operator()(int body) const {
+    return body == self ? poses.previous[self] : poses(body);
   }
 };
 
 /// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity);
-/// `pose(body)` gives the current iterate.
-template <class PoseOf>
-WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const RigidContact& c,
-                                                         WordMajorIn<Vec3> com, const PoseOf& pose,
+/// `pose(body)` gives the current iterate. `Row`: RigidContact or RigidContactEnd.
+template <class Row, class PoseOf>
+WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const Row& c, WordMajorIn<Vec3> com,
+                                                         const PoseOf& pose,
                                                          const Transform* startPoses) {
   ContactBodyFrames f;
   f.pose[0] = pose(c.body0);
@@ -185,6 +200,20 @@ struct StepBodyBodyContactC0Lambda {
     state[r] = rigidContactBeginStep(c, previous, material, bodyPoseOrWorld(startPoses, c.body0),
                                      bodyPoseOrWorld(startPoses, c.body1), endpoint(c.body0),
                                      endpoint(c.body1), h, gamma);
+  }
+};
+
+/// Per entry of the bodies' row lists, at a detection: the entry's row as the body solve reads it
+/// (RigidContactEnd). Entries past the lists' end return.
+struct GatherContactEnds {
+  RigidContactsView contacts;
+  int numBodies;
+  RigidContactEnd* __restrict__ ends;  // (2 x row capacity) out
+
+  WEFT_HD void operator()(int e) const {
+    if (e >= contacts.bodyOffsets[numBodies]) return;
+    const int r = contacts.bodyRows[e];
+    ends[e] = contactEnd(contacts.rows[r], r);
   }
 };
 
@@ -397,6 +426,9 @@ struct SolveRigidBodyTileT {
   // kDeepLevelsInGlobal: global memory for the deep tree levels of one-lane tiles
   // (RigidScratch::oneLaneSpill).
   OneLaneSpill oneLaneSpill{};
+  // The rows of the bodies' lists as entries (GatherContactEnds), where the contact runs read
+  // them (contacts.bodyOffsets indexes both).
+  const RigidContactEnd* __restrict__ contactEnds = nullptr;
 
   int maxParts() const { return 1 + maxJointsPerBody + kContactParts; }
   /// Items of the launch: the color's bodies, then (folding) the dual-step batches.
@@ -472,16 +504,17 @@ struct SolveRigidBodyTileT {
     const int jointParts = joints.offsets[b + 1] - joints.offsets[b];
     if (k <= jointParts) return jointPart(b, joints.bodyJoints[joints.offsets[b] + k - 1]);
     const int run = k - 1 - jointParts, runs = contactRuns(b);
+    const OwnPoseFirst ownPoseFirst{poses, b};
     BodyBlock sum{};
     const int end = contacts.bodyOffsets[b + 1];
     for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
-      const int r = contacts.bodyRows[e];
-      const RigidContact c = contacts.rows[r];
+      const RigidContactEnd c = contactEnds[e];
+      const int r = c.row;
       RigidContactState state = contactState[r];
       state.lambda = contactLambda(r, state);
       sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state,
-                               contactFrames(c, bodies.com, poses, startPoses), h, frictionEpsilon,
-                               contactAlpha);
+                               contactFrames(c, bodies.com, ownPoseFirst, startPoses), h,
+                               frictionEpsilon, contactAlpha);
     }
     return sum;
   }
@@ -489,8 +522,9 @@ struct SolveRigidBodyTileT {
   WEFT_HD BodyBlock jointPart(int b, int j) const {
     const int p = joints.parent[j], c = joints.child[j];
     const bool solvingParent = p == b;
-    const JointEnd parentEnd = jointEnd(poses, bodies, p);
-    const JointEnd childEnd = jointEnd(poses, bodies, c);
+    const OwnPoseFirst ownPoseFirst{poses, b};
+    const JointEnd parentEnd = jointEnd(ownPoseFirst, bodies, p);
+    const JointEnd childEnd = jointEnd(ownPoseFirst, bodies, c);
     const RodJoint rod = joints.rod[j];
     const RodStepTerms t = terms[j];
     const RodMultipliers l = jointLambda(j);
@@ -607,9 +641,10 @@ struct UpdateCableDahlState {
 
 // ---- the launches of a substep ------------------------------------------------------------------
 
-/// begin_rigid_step: index i is row slot i (when there are contacts), body i and joint i; the four
-/// phases read the start-of-step poses and write disjoint arrays, so they share one launch of
-/// max(row slots, bodies, joints) threads.
+/// begin_rigid_step: index i is row slot i (when there are contacts), body i, joint i and (after
+/// a detection) list entry i; the five phases read the start-of-step poses or the detection and
+/// write disjoint arrays, so they share one launch of max(row slots, bodies, joints, entries)
+/// threads.
 struct BeginRigidStep {
   static constexpr KernelId kId = KernelId::begin_rigid_step;
 
@@ -617,10 +652,13 @@ struct BeginRigidStep {
   ForwardStepRigidBodies bodies;
   StepJointC0LambdaRho joints;
   ComputeRodDahlParameters dahl;
+  GatherContactEnds ends;
   int rowSlots, numBodies, numJoints;  // rowSlots 0: no contacts
   bool hasDahl;
+  int entrySlots = 0;  // 2 x row slots after a detection, else 0
 
   WEFT_HD void operator()(int i) const {
+    if (i < entrySlots) ends(i);
     if (i < rowSlots) contacts(i);
     if (i < numBodies) bodies(i);
     if (i < numJoints) {

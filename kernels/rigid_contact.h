@@ -40,6 +40,38 @@ struct RigidContact {
   float margin0 = 0.0f, margin1 = 0.0f;  // effective radius + shape margin [m]
 };
 
+/// What the body solve reads of a row, gathered per entry of the bodies' row lists at each
+/// detection (kernels/avbd.cuh, GatherContactEnds): the row index (for its state), the two bodies,
+/// the skeleton points, the anchors (skeleton point + offset, summed once here), the normal and
+/// the summed margins. A body's entries lie one after another, so its lane reads them as a stream
+/// instead of looking up a row per entry, and the poses of the row's bodies can be loaded as soon
+/// as the entry arrives. The same values as the row's, so the same bits (contactPoints and
+/// rigidContactPenetration below add the offsets and margins in the same order).
+struct alignas(16) RigidContactEnd {
+  int row = -1;
+  int body0 = -1, body1 = -1;
+  float margin = 0.0f;    // margin0 + margin1 [m]
+  Vec3 point0, point1;    // skeleton points, body frame (world if static) [m]
+  Vec3 anchor0, anchor1;  // point + offset [m]
+  Vec3 normal;            // world, unit, shape0 → shape1
+  float pad_ = 0.0f;
+};
+static_assert(sizeof(RigidContactEnd) == 80);
+
+WEFT_HD WEFT_FORCEINLINE RigidContactEnd contactEnd(const RigidContact& c, int row) {
+  RigidContactEnd e;
+  e.row = row;
+  e.body0 = c.body0;
+  e.body1 = c.body1;
+  e.margin = c.margin0 + c.margin1;
+  e.point0 = c.point0;
+  e.point1 = c.point1;
+  e.anchor0 = c.point0 + c.offset0;
+  e.anchor1 = c.point1 + c.offset1;
+  e.normal = c.normal;
+  return e;
+}
+
 /// Per-row solver state (§3.2), owned by the solver and indexed like the rows.
 struct RigidContactState {
   float ke = 0.0f;          // normal material stiffness, mixed [N/m]
@@ -97,10 +129,25 @@ WEFT_HD WEFT_FORCEINLINE ContactPoints contactPoints(const RigidContact& c, cons
   return p;
 }
 
+WEFT_HD WEFT_FORCEINLINE ContactPoints contactPoints(const RigidContactEnd& e,
+                                                     const Transform& pose0,
+                                                     const Transform& pose1) {
+  ContactPoints p;
+  p.skeleton[0] = transformPoint(pose0, e.point0);
+  p.skeleton[1] = transformPoint(pose1, e.point1);
+  p.anchor[0] = transformPoint(pose0, e.anchor0);
+  p.anchor[1] = transformPoint(pose1, e.anchor1);
+  return p;
+}
+
 /// Penetration C_n = (margin0 + margin1) − n·(P1 − P0) [m] (> 0 overlapping).
 WEFT_HD WEFT_FORCEINLINE float rigidContactPenetration(const RigidContact& c,
                                                        const ContactPoints& p) {
   return (c.margin0 + c.margin1) - dot(c.normal, p.skeleton[1] - p.skeleton[0]);
+}
+WEFT_HD WEFT_FORCEINLINE float rigidContactPenetration(const RigidContactEnd& e,
+                                                       const ContactPoints& p) {
+  return e.margin - dot(e.normal, p.skeleton[1] - p.skeleton[0]);
 }
 
 /// Tangential part of v for unit normal n.
@@ -129,7 +176,9 @@ WEFT_HD WEFT_FORCEINLINE void tangentBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
 /// ρ_t·(I − nnᵀ); outside it is scaled onto the cone and the stiffness is the reduced tangent
 /// Hessian (μf_n/|F_t|)·ρ_t·(I − nnᵀ − t̂t̂ᵀ) plus the regularized sliding metric
 /// μf_n·φ(|u|, ε_u)·t̂t̂ᵀ (ε_u = frictionEpsilon·h). Zero when neither penetrating nor pushed by λ.
-WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const RigidContact& c,
+/// `Row` is the row (RigidContact) or its gathered end (RigidContactEnd): the same bits.
+template <class Row>
+WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const Row& c,
                                                      const RigidContactState& state,
                                                      const ContactBodyFrames& frames, float h,
                                                      float frictionEpsilon /* [m/s] */,

@@ -297,6 +297,7 @@ void RigidScratch::setDeepLevelsInGlobal(const RigidModel& model, bool inGlobal)
 void RigidScratch::resizeRows(RigidState& state) {
   const size_t n = size_t(detector->rowCapacity());
   contactState = grown(device, contactState, n);
+  contactEnds = DeviceBuffer<RigidContactEnd>(device, 2 * n);
   matchIndex = grown(device, matchIndex, n);
   matchCandidate = grown(device, matchCandidate, n);
   matchDistance = grown(device, matchDistance, n);

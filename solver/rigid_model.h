@@ -189,11 +189,15 @@ struct RigidScratch {
   std::unique_ptr<RigidContactDetector> detector;  // null when the model has no pair to test
   int rowCapacity = 0;
   DeviceBuffer<RigidContactState> contactState;  // (rowCapacity) per current row
-  DeviceBuffer<int> matchIndex;                  // (rowCapacity) previous row or −1/−2
-  DeviceBuffer<int> matchCandidate;              // (rowCapacity)
-  DeviceBuffer<float> matchDistance;             // (rowCapacity)
-  DeviceBuffer<Vec3> midpoints;                  // (rowCapacity) world midpoints at detection
-  DeviceBuffer<unsigned long long> claims;       // (rowCapacity)
+  // (2 x rowCapacity) the rows of the bodies' lists, as the body solve reads them; gathered by
+  // the begin step after each detection (kernels/avbd.cuh GatherContactEnds), so they change
+  // only with the detector's rows, which a frame's first substep always detects.
+  DeviceBuffer<RigidContactEnd> contactEnds;
+  DeviceBuffer<int> matchIndex;             // (rowCapacity) previous row or −1/−2
+  DeviceBuffer<int> matchCandidate;         // (rowCapacity)
+  DeviceBuffer<float> matchDistance;        // (rowCapacity)
+  DeviceBuffer<Vec3> midpoints;             // (rowCapacity) world midpoints at detection
+  DeviceBuffer<unsigned long long> claims;  // (rowCapacity)
 };
 
 }  // namespace weft

@@ -72,6 +72,10 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                              h,
                                              options_.gamma};
     k.rowSlots = scratch.rowCapacity;
+    if (fresh) {
+      k.ends = GatherContactEnds{detector->view(), model_.numBodies, scratch.contactEnds.data()};
+      k.entrySlots = 2 * scratch.rowCapacity;
+    }
   }
   k.bodies = ForwardStepRigidBodies{bodies,
                                     options_.gravity,
@@ -95,7 +99,7 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                     scratch.jointTerms.out()};
   k.numJoints = model_.numJoints;
   k.hasDahl = model_.hasDahl;
-  launch(device_, std::max({k.rowSlots, k.numBodies, k.numJoints}), k);
+  launch(device_, std::max({k.entrySlots, k.rowSlots, k.numBodies, k.numJoints}), k);
 }
 
 Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, int iteration) {
@@ -172,6 +176,7 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 duals,
                 largestStep};
       kernel.chebyshevOmega = chebyshevOmega(options_.chebyshevRho, iteration);
+      if (detector) kernel.contactEnds = scratch.contactEnds.data();
       if constexpr (decltype(kernel)::kLendsOneLaneSpill)
         kernel.oneLaneSpill = {scratch.oneLaneSpill.data(), scratch.oneLaneSpill.size()};
       launchTile(device_, kernel.items(), kernel);

@@ -130,6 +130,7 @@ struct ChainWithContacts {
     }
     count = int(rows.size());
     contacts = {count, rows.data(), &count, offsets.data(), entries.data()};
+    for (const int r : entries) ends.push_back(contactEnd(rows[size_t(r)], r));
   }
   ChainWithContacts(const ChainWithContacts&) = delete;
   ChainWithContacts& operator=(const ChainWithContacts&) = delete;
@@ -149,6 +150,7 @@ struct ChainWithContacts {
   std::vector<RigidContactState> states;
   std::vector<std::vector<int>> lists;
   std::vector<int> offsets, entries;
+  std::vector<RigidContactEnd> ends;  // the entries as the body solve reads them
   RigidContactsView contacts{};
 };
 
@@ -165,14 +167,26 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
   std::vector<Transform> updated(size_t(s.n));
   for (int c = 0; c < s.model.numColors; ++c) {
     const int first = s.model.colorOffsets[size_t(c)];
-    launchTile(
-        *cpu, s.model.colorOffsets[size_t(c) + 1] - first,
-        SolveRigidBodyTile{
-            s.bodies, s.joints, s.contacts, s.states.data(), s.model.colorBodies.data() + first,
-            IteratePoses{s.previous.data(), updated.data(), s.model.bodyColor.data(), c},
-            s.start.data(), s.inertialWords.in(), s.termWords.in(),
-            HostWordMajor<RodMultipliers>(s.lambda).in(), s.model.maxJointsPerBody, kH, 1e-2f, 0.0f,
-            s.model.colorOffsets[size_t(c) + 1] - first, FoldedDuals{}});
+    const HostWordMajor<RodMultipliers> lambdaWords(s.lambda);
+    SolveRigidBodyTile kernel{
+        s.bodies,
+        s.joints,
+        s.contacts,
+        s.states.data(),
+        s.model.colorBodies.data() + first,
+        IteratePoses{s.previous.data(), updated.data(), s.model.bodyColor.data(), c},
+        s.start.data(),
+        s.inertialWords.in(),
+        s.termWords.in(),
+        lambdaWords.in(),
+        s.model.maxJointsPerBody,
+        kH,
+        1e-2f,
+        0.0f,
+        s.model.colorOffsets[size_t(c) + 1] - first,
+        FoldedDuals{}};
+    kernel.contactEnds = s.ends.data();
+    launchTile(*cpu, kernel.items(), kernel);
   }
 
   // The plain algorithm: colors in order; a color sees the poses from before it.
@@ -264,6 +278,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
                   0.0f,
                   bodiesOfColor,
                   duals};
+        kernel.contactEnds = s.ends.data();
         launchTile(*cpu, kernel.items(), kernel);
       };
       if (folding && c == 0) {
