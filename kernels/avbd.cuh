@@ -115,7 +115,11 @@ struct IteratePoses {
 
   WEFT_HD Transform operator()(int body) const {
     if (body < 0) return Transform{};
-#if defined(__CUDA_ARCH__) && defined(WEFT_SPECULATIVE_POSES)
+#ifdef __CUDA_ARCH__
+    // Both iterates are loaded beside the color instead of after it: one round trip to L2 less
+    // on the chain to every partner's pose (docs/PERFORMANCE.md, "Contact rows gathered per
+    // body"). A partner of this color may be having its `updated` pose written meanwhile; that
+    // load's value is never used.
     const Transform before = previous[body], after = updated[body];
     return bodyColor[body] < color ? after : before;
 #else
@@ -203,17 +207,17 @@ struct StepBodyBodyContactC0Lambda {
   }
 };
 
-/// Per entry of the bodies' row lists, at a detection: the entry's row as the body solve reads it
-/// (RigidContactEnd). Entries past the lists' end return.
+/// Per body, at a detection: the entries of its row list as the body solve reads them
+/// (RigidContactEnd, at the entries' own indices).
 struct GatherContactEnds {
   RigidContactsView contacts;
-  int numBodies;
   RigidContactEnd* __restrict__ ends;  // (2 x row capacity) out
 
-  WEFT_HD void operator()(int e) const {
-    if (e >= contacts.bodyOffsets[numBodies]) return;
-    const int r = contacts.bodyRows[e];
-    ends[e] = contactEnd(contacts.rows[r], r);
+  WEFT_HD void operator()(int b) const {
+    for (int e = contacts.bodyOffsets[b]; e < contacts.bodyOffsets[b + 1]; ++e) {
+      const int r = contacts.bodyRows[e];
+      ends[e] = contactEnd(contacts.rows[r], r);
+    }
   }
 };
 
@@ -641,10 +645,10 @@ struct UpdateCableDahlState {
 
 // ---- the launches of a substep ------------------------------------------------------------------
 
-/// begin_rigid_step: index i is row slot i (when there are contacts), body i, joint i and (after
-/// a detection) list entry i; the five phases read the start-of-step poses or the detection and
-/// write disjoint arrays, so they share one launch of max(row slots, bodies, joints, entries)
-/// threads.
+/// begin_rigid_step: index i is row slot i (when there are contacts), body i (after a detection
+/// also its list's entries) and joint i; the five phases read the start-of-step poses or the
+/// detection and write disjoint arrays, so they share one launch of max(row slots, bodies,
+/// joints) threads.
 struct BeginRigidStep {
   static constexpr KernelId kId = KernelId::begin_rigid_step;
 
@@ -655,12 +659,14 @@ struct BeginRigidStep {
   GatherContactEnds ends;
   int rowSlots, numBodies, numJoints;  // rowSlots 0: no contacts
   bool hasDahl;
-  int entrySlots = 0;  // 2 x row slots after a detection, else 0
+  bool gatherEnds = false;  // after a detection
 
   WEFT_HD void operator()(int i) const {
-    if (i < entrySlots) ends(i);
     if (i < rowSlots) contacts(i);
-    if (i < numBodies) bodies(i);
+    if (i < numBodies) {
+      bodies(i);
+      if (gatherEnds) ends(i);
+    }
     if (i < numJoints) {
       joints(i);
       if (hasDahl) dahl(i);  // after the joint's terms are written (same thread)

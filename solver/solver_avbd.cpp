@@ -72,10 +72,8 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                              h,
                                              options_.gamma};
     k.rowSlots = scratch.rowCapacity;
-    if (fresh) {
-      k.ends = GatherContactEnds{detector->view(), model_.numBodies, scratch.contactEnds.data()};
-      k.entrySlots = 2 * scratch.rowCapacity;
-    }
+    k.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data()};
+    k.gatherEnds = fresh;
   }
   k.bodies = ForwardStepRigidBodies{bodies,
                                     options_.gravity,
@@ -99,7 +97,7 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                     scratch.jointTerms.out()};
   k.numJoints = model_.numJoints;
   k.hasDahl = model_.hasDahl;
-  launch(device_, std::max({k.entrySlots, k.rowSlots, k.numBodies, k.numJoints}), k);
+  launch(device_, std::max({k.rowSlots, k.numBodies, k.numJoints}), k);
 }
 
 Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, int iteration) {
