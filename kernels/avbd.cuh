@@ -207,17 +207,17 @@ struct StepBodyBodyContactC0Lambda {
   }
 };
 
-/// Per body, at a detection: the entries of its row list as the body solve reads them
-/// (RigidContactEnd, at the entries' own indices).
+/// Per entry of the bodies' row lists, at a detection: the entry's row as the body solve reads it
+/// (RigidContactEnd, at the entry's own index). Entries past the lists' end return.
 struct GatherContactEnds {
   RigidContactsView contacts;
+  int numBodies;
   RigidContactEnd* __restrict__ ends;  // (2 x row capacity) out
 
-  WEFT_HD void operator()(int b) const {
-    for (int e = contacts.bodyOffsets[b]; e < contacts.bodyOffsets[b + 1]; ++e) {
-      const int r = contacts.bodyRows[e];
-      ends[e] = contactEnd(contacts.rows[r], r);
-    }
+  WEFT_HD void operator()(int e) const {
+    if (e >= contacts.bodyOffsets[numBodies]) return;
+    const int r = contacts.bodyRows[e];
+    ends[e] = contactEnd(contacts.rows[r], r);
   }
 };
 
@@ -645,10 +645,10 @@ struct UpdateCableDahlState {
 
 // ---- the launches of a substep ------------------------------------------------------------------
 
-/// begin_rigid_step: index i is row slot i (when there are contacts), body i (after a detection
-/// also its list's entries) and joint i; the five phases read the start-of-step poses or the
-/// detection and write disjoint arrays, so they share one launch of max(row slots, bodies,
-/// joints) threads.
+/// begin_rigid_step: index i is row slot i (when there are contacts; after a detection also list
+/// entries 2i and 2i + 1, of which there are at most twice as many as row slots), body i and
+/// joint i; the five phases read the start-of-step poses or the detection and write disjoint
+/// arrays, so they share one launch of max(row slots, bodies, joints) threads.
 struct BeginRigidStep {
   static constexpr KernelId kId = KernelId::begin_rigid_step;
 
@@ -662,11 +662,14 @@ struct BeginRigidStep {
   bool gatherEnds = false;  // after a detection
 
   WEFT_HD void operator()(int i) const {
-    if (i < rowSlots) contacts(i);
-    if (i < numBodies) {
-      bodies(i);
-      if (gatherEnds) ends(i);
+    if (i < rowSlots) {
+      if (gatherEnds) {
+        ends(2 * i);
+        ends(2 * i + 1);
+      }
+      contacts(i);
     }
+    if (i < numBodies) bodies(i);
     if (i < numJoints) {
       joints(i);
       if (hasDahl) dahl(i);  // after the joint's terms are written (same thread)
