@@ -11,7 +11,9 @@
 //                           reference's four per-step kernels side by side, each on its own data:
 //                             row i    step_body_body_contact_C0_lambda: mixed material, C0, ρ_n,
 //                                      ρ_t, λ retention (after a detection: the warm start from
-//                                      the matched row of the previous detection, or 0)
+//                                      the matched row of the previous detection, or 0); after
+//                                      a detection also list entries 2i and 2i + 1 as the body
+//                                      solve reads them (GatherContactEnds)
 //                             body i   forward_step_rigid_bodies: inertial prediction (the first
 //                                      iterate and the target y); kinematic bodies jump to their
 //                                      pose at the end of the substep

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <numbers>
 #include <string>
@@ -552,6 +553,47 @@ TEST(SolverAvbd, AutoKeepsDeepLevelsInGlobalMemoryWhileContactsAreFew) {
   const long long inGlobal = pile.rigid().contactReport().framesDeepLevelsInGlobal;
   EXPECT_GT(inGlobal, 0);
   EXPECT_LT(inGlobal, 30);
+}
+
+// The body solve reads contact rows through the entries begin_rigid_step gathers after each
+// detection (RigidContactEnd): entry e must be row bodyRows[e] of the last detection, bit for
+// bit, for every entry of the lists, on a pile resting on the ground (many rows a body).
+void expectGatheredEntriesAreTheRows(const Device& device) {
+  Simulation sim(device, smallPile(), pileOptions(), 1.0 / 60.0, 10);
+  for (int f = 0; f < 30; ++f) sim.advanceFrame();
+  const RigidScratch& scratch = sim.rigid().scratch();
+  const RigidContactDetector& detector = *scratch.detector;
+  const int bodies = sim.rigid().model().numBodies;
+  std::vector<int> offsets(size_t(bodies) + 1);
+  detail::downloadBytes(device, offsets.data(), detector.bodyContactOffsets(),
+                        offsets.size() * sizeof(int));
+  const int entries = offsets.back();
+  ASSERT_GT(entries, bodies) << "too few rows for the test to mean anything";
+  std::vector<int> list(size_t(entries), 0);
+  detail::downloadBytes(device, list.data(), detector.bodyContactRows(), list.size() * sizeof(int));
+  std::vector<RigidContact> rows(size_t(scratch.rowCapacity));
+  detail::downloadBytes(device, rows.data(), detector.rows(), rows.size() * sizeof(RigidContact));
+  const std::vector<RigidContactEnd> ends = scratch.contactEnds.download();
+  ASSERT_GE(ends.size(), size_t(entries));
+  const auto bits = [](const RigidContactEnd& e) {
+    // Every member but the padding.
+    std::vector<unsigned char> b(offsetof(RigidContactEnd, pad_));
+    std::memcpy(b.data(), &e, b.size());
+    return b;
+  };
+  for (int e = 0; e < entries; ++e) {
+    const int r = list[size_t(e)];
+    ASSERT_EQ(bits(ends[size_t(e)]), bits(contactEnd(rows[size_t(r)], r))) << "entry " << e;
+  }
+}
+
+TEST(SolverAvbd, GatheredContactEntriesAreTheDetectionsRows) {
+  expectGatheredEntriesAreTheRows(*test::openCpu());
+}
+
+TEST(SolverAvbd, CudaGatheredContactEntriesAreTheDetectionsRows) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectGatheredEntriesAreTheRows(*gpu);
 }
 
 TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
