@@ -11,12 +11,12 @@
 //                           reference's four per-step kernels side by side, each on its own data:
 //                             row i    step_body_body_contact_C0_lambda: mixed material, C0, ρ_n,
 //                                      ρ_t, λ retention (after a detection: the warm start from
-//                                      the matched row of the previous detection, or 0); after
-//                                      a detection also list entries 2i and 2i + 1 as the body
-//                                      solve reads them (GatherContactEnds)
+//                                      the matched row of the previous detection, or 0)
 //                             body i   forward_step_rigid_bodies: inertial prediction (the first
 //                                      iterate and the target y); kinematic bodies jump to their
-//                                      pose at the end of the substep
+//                                      pose at the end of the substep; after a detection also the
+//                                      entries of its contact list as the body solve reads them
+//                                      (GatherContactEnds)
 //                             joint i  step_joint_C0_lambda_rho, then (Dahl on)
 //                                      compute_rod_dahl_parameters
 //   per iteration, per body color:
@@ -209,17 +209,17 @@ struct StepBodyBodyContactC0Lambda {
   }
 };
 
-/// Per entry of the bodies' row lists, at a detection: the entry's row as the body solve reads it
-/// (RigidContactEnd, at the entry's own index). Entries past the lists' end return.
+/// Per body, at a detection: the entries of its row list as the body solve reads them
+/// (RigidContactEnd, at the entries' own indices).
 struct GatherContactEnds {
   RigidContactsView contacts;
-  int numBodies;
   RigidContactEnd* __restrict__ ends;  // (2 x row capacity) out
 
-  WEFT_HD void operator()(int e) const {
-    if (e >= contacts.bodyOffsets[numBodies]) return;
-    const int r = contacts.bodyRows[e];
-    ends[e] = contactEnd(contacts.rows[r], r);
+  WEFT_HD void operator()(int b) const {
+    for (int e = contacts.bodyOffsets[b]; e < contacts.bodyOffsets[b + 1]; ++e) {
+      const int r = contacts.bodyRows[e];
+      ends[e] = contactEnd(contacts.rows[r], r);
+    }
   }
 };
 
@@ -647,10 +647,10 @@ struct UpdateCableDahlState {
 
 // ---- the launches of a substep ------------------------------------------------------------------
 
-/// begin_rigid_step: index i is row slot i (when there are contacts; after a detection also list
-/// entries 2i and 2i + 1, of which there are at most twice as many as row slots), body i and
-/// joint i; the five phases read the start-of-step poses or the detection and write disjoint
-/// arrays, so they share one launch of max(row slots, bodies, joints) threads.
+/// begin_rigid_step: index i is row slot i (when there are contacts), body i (after a detection
+/// also its list's entries) and joint i; the five phases read the start-of-step poses or the
+/// detection and write disjoint arrays, so they share one launch of max(row slots, bodies,
+/// joints) threads.
 struct BeginRigidStep {
   static constexpr KernelId kId = KernelId::begin_rigid_step;
 
@@ -664,14 +664,11 @@ struct BeginRigidStep {
   bool gatherEnds = false;  // after a detection
 
   WEFT_HD void operator()(int i) const {
-    if (i < rowSlots) {
-      if (gatherEnds) {
-        ends(2 * i);
-        ends(2 * i + 1);
-      }
-      contacts(i);
+    if (i < rowSlots) contacts(i);
+    if (i < numBodies) {
+      bodies(i);
+      if (gatherEnds) ends(i);
     }
-    if (i < numBodies) bodies(i);
     if (i < numJoints) {
       joints(i);
       if (hasDahl) dahl(i);  // after the joint's terms are written (same thread)

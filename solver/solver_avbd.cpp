@@ -72,7 +72,7 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                              h,
                                              options_.gamma};
     k.rowSlots = scratch.rowCapacity;
-    k.ends = GatherContactEnds{detector->view(), model_.numBodies, scratch.contactEnds.data()};
+    k.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data()};
     k.gatherEnds = fresh;
   }
   k.bodies = ForwardStepRigidBodies{bodies,
