@@ -46,7 +46,8 @@ struct RigidContact {
 /// the summed margins. A body's entries lie one after another, so its lane reads them as a stream
 /// instead of looking up a row per entry, and the poses of the row's bodies can be loaded as soon
 /// as the entry arrives. The same values as the row's, so the same bits (contactPoints and
-/// rigidContactPenetration below add the offsets and margins in the same order).
+/// rigidContactPenetration below add the offsets and margins in the same order). 80 bytes,
+/// aligned to 16, so a lane loads an entry in five 16-byte loads.
 struct alignas(16) RigidContactEnd {
   int row = -1;
   int body0 = -1, body1 = -1;
@@ -54,7 +55,7 @@ struct alignas(16) RigidContactEnd {
   Vec3 point0, point1;    // skeleton points, body frame (world if static) [m]
   Vec3 anchor0, anchor1;  // point + offset [m]
   Vec3 normal;            // world, unit, shape0 → shape1
-  float pad_ = 0.0f;
+  float pad_ = 0.0f;      // to the 16-byte alignment
 };
 static_assert(sizeof(RigidContactEnd) == 80);
 
