@@ -55,7 +55,7 @@ struct alignas(16) RigidContactEnd {
   Vec3 point0, point1;    // skeleton points, body frame (world if static) [m]
   Vec3 anchor0, anchor1;  // point + offset [m]
   Vec3 normal;            // world, unit, shape0 → shape1
-  float pad_ = 0.0f;      // to the 16-byte alignment
+  float padding = 0.0f;   // to the 16-byte alignment
 };
 static_assert(sizeof(RigidContactEnd) == 80);
 

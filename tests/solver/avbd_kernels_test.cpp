@@ -135,6 +135,32 @@ struct ChainWithContacts {
   ChainWithContacts(const ChainWithContacts&) = delete;
   ChainWithContacts& operator=(const ChainWithContacts&) = delete;
 
+  /// The body solve of color c (kernel type K) from `from` into `to`, with these states and
+  /// multipliers; its contact runs read `ends`.
+  template <class K>
+  K solveKernel(int c, const Transform* from, Transform* to, const RigidContactState* states,
+                WordMajorIn<RodMultipliers> lambdaIn, const FoldedDuals& duals) const {
+    const int first = model.colorOffsets[size_t(c)];
+    K kernel{bodies,
+             joints,
+             contacts,
+             states,
+             model.colorBodies.data() + first,
+             IteratePoses{from, to, model.bodyColor.data(), c},
+             start.data(),
+             inertialWords.in(),
+             termWords.in(),
+             lambdaIn,
+             model.maxJointsPerBody,
+             kH,
+             1e-2f,
+             0.0f,
+             model.colorOffsets[size_t(c) + 1] - first,
+             duals};
+    kernel.contactEnds = ends.data();
+    return kernel;
+  }
+
   RigidDesc desc;
   RigidModel model;
   int n, J, sameB = -1, count = 0;
@@ -165,27 +191,10 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
 
   // The fused tile launches, one per color.
   std::vector<Transform> updated(size_t(s.n));
+  const HostWordMajor<RodMultipliers> lambdaWords(s.lambda);
   for (int c = 0; c < s.model.numColors; ++c) {
-    const int first = s.model.colorOffsets[size_t(c)];
-    const HostWordMajor<RodMultipliers> lambdaWords(s.lambda);
-    SolveRigidBodyTile kernel{
-        s.bodies,
-        s.joints,
-        s.contacts,
-        s.states.data(),
-        s.model.colorBodies.data() + first,
-        IteratePoses{s.previous.data(), updated.data(), s.model.bodyColor.data(), c},
-        s.start.data(),
-        s.inertialWords.in(),
-        s.termWords.in(),
-        lambdaWords.in(),
-        s.model.maxJointsPerBody,
-        kH,
-        1e-2f,
-        0.0f,
-        s.model.colorOffsets[size_t(c) + 1] - first,
-        FoldedDuals{}};
-    kernel.contactEnds = s.ends.data();
+    const auto kernel = s.solveKernel<SolveRigidBodyTile>(
+        c, s.previous.data(), updated.data(), s.states.data(), lambdaWords.in(), FoldedDuals{});
     launchTile(*cpu, kernel.items(), kernel);
   }
 
@@ -259,26 +268,9 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
     const bool folding = duals.jointOut.words != nullptr;
     const HostWordMajor<RodMultipliers> lambdaWords(lambda);
     for (int c = 0; c < s.model.numColors; ++c) {
-      const int begin = s.model.colorOffsets[size_t(c)];
-      const int bodiesOfColor = s.model.colorOffsets[size_t(c) + 1] - begin;
-      const auto solve = [&](auto kernel) {
-        kernel = {s.bodies,
-                  s.joints,
-                  s.contacts,
-                  states.data(),
-                  s.model.colorBodies.data() + begin,
-                  IteratePoses{from.data(), to.data(), s.model.bodyColor.data(), c},
-                  s.start.data(),
-                  s.inertialWords.in(),
-                  s.termWords.in(),
-                  lambdaWords.in(),
-                  s.model.maxJointsPerBody,
-                  kH,
-                  1e-2f,
-                  0.0f,
-                  bodiesOfColor,
-                  duals};
-        kernel.contactEnds = s.ends.data();
+      const auto solve = [&](auto type) {
+        const auto kernel = s.solveKernel<decltype(type)>(c, from.data(), to.data(), states.data(),
+                                                          lambdaWords.in(), duals);
         launchTile(*cpu, kernel.items(), kernel);
       };
       if (folding && c == 0) {

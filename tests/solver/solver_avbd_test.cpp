@@ -577,7 +577,7 @@ void expectGatheredEntriesAreTheRows(const Device& device) {
   ASSERT_GE(ends.size(), size_t(entries));
   const auto bits = [](const RigidContactEnd& e) {
     // Every member but the padding.
-    std::vector<unsigned char> b(offsetof(RigidContactEnd, pad_));
+    std::vector<unsigned char> b(offsetof(RigidContactEnd, padding));
     std::memcpy(b.data(), &e, b.size());
     return b;
   };
