@@ -537,7 +537,7 @@ class RigidRun {
                      {"largest_partners", contacts.largestPartners},
                      {"detections", contacts.detections},
                      {"pair_list_builds", contacts.pairListBuilds},
-                     {"frames_deep_levels_in_global", contacts.framesDeepLevelsInGlobal},
+                     {"frames_two_shared_levels", contacts.framesTwoSharedLevels},
                      {"regrowths", sim.regrowths()}};
     // Per frame from frame 1 (null where nothing could be measured): the largest joint anchor
     // gap over its joint's reference length, and the deepest capsule overlap over the pair's

@@ -394,16 +394,18 @@ struct FoldedDuals {
 /// separate accumulation launch, not a shorter joint chain (docs/PERFORMANCE.md, "Cables").
 /// solve_rigid_body_tile (kFoldsDuals false) and solve_rigid_body_tile_folding_duals (true: also
 /// the dual step of the iteration before, FoldedDuals).
-/// kDeepLevelsInGlobal (RigidSolverOptions::oneLaneLevels): a one-lane tile keeps its tree levels
-/// beyond kOneLaneSharedLevels in `oneLaneSpill` and is held to 128 registers, so that 16 warps an
-/// SM fit instead of 10 (the same bits; other tile sizes are the same code either way).
-template <bool kFoldsDuals, bool kDeepLevelsInGlobal = false>
+/// kSharedLevels (RigidSolverOptions::oneLaneLevels): a one-lane tile keeps its first
+/// kSharedLevels tree levels in shared memory and the deeper ones in `oneLaneSpill` (0: every
+/// level in shared memory, ten warps an SM); with three, twelve warps an SM fit, and with two,
+/// held to 128 registers, sixteen (the same bits; other tile sizes are the same code either way).
+template <bool kFoldsDuals, int kSharedLevels = 0>
 struct SolveRigidBodyTileT {
   static constexpr KernelId kId =
       kFoldsDuals ? KernelId::solve_rigid_body_tile_folding_duals : KernelId::solve_rigid_body_tile;
   static constexpr int kContactParts = 16;
-  static constexpr int kOneLaneMaxRegisters = kDeepLevelsInGlobal ? 128 : 0;  // 0: no cap
-  static constexpr bool kLendsOneLaneSpill = kDeepLevelsInGlobal;
+  static constexpr int kOneLaneMaxRegisters = kSharedLevels == 2 ? 128 : 0;  // 0: no cap
+  static constexpr bool kLendsOneLaneSpill = kSharedLevels > 0;
+  static constexpr int kOneLaneSharedLevels = kSharedLevels;
   using Part = BodyBlock;
 
   RigidBodiesDevice bodies;
@@ -429,7 +431,7 @@ struct SolveRigidBodyTileT {
   // which the pose buffer this launch writes still holds (IteratePoses alternates two buffers);
   // rotations along the relative rotation vector. 1: the plain step.
   float chebyshevOmega = 1.0f;
-  // kDeepLevelsInGlobal: global memory for the deep tree levels of one-lane tiles
+  // kSharedLevels > 0: global memory for the deeper tree levels of one-lane tiles
   // (RigidScratch::oneLaneSpill).
   OneLaneSpill oneLaneSpill{};
   // The rows of the bodies' lists as entries (GatherContactEnds), where the contact runs read
@@ -563,8 +565,9 @@ struct SolveRigidBodyTileT {
   }
 };
 
-using SolveRigidBodyTile = SolveRigidBodyTileT<false>;
-using SolveRigidBodyTileDeepLevelsInGlobal = SolveRigidBodyTileT<false, true>;
+using SolveRigidBodyTile = SolveRigidBodyTileT<false, 3>;                 // OneLaneLevels::Three
+using SolveRigidBodyTileTwoSharedLevels = SolveRigidBodyTileT<false, 2>;  // OneLaneLevels::Two
+// Every level in shared memory: only models of at most foldDualsUpToBodies bodies fold.
 using SolveRigidBodyTileFoldingDuals = SolveRigidBodyTileT<true>;
 
 /// Per row slot (rows ≥ the stored count return): the ALM dual step (§5.5.4) from `in` (null:

@@ -273,25 +273,25 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
     state.history.count = DeviceBuffer<int>(device, size_t(1));
     resizeRows(state);
   }
-  setDeepLevelsInGlobal(model, options.oneLaneLevels == OneLaneLevels::Global ||
-                                   (options.oneLaneLevels == OneLaneLevels::Auto && !detector));
+  twoSharedLevels = options.oneLaneLevels == OneLaneLevels::Two ||
+                    (options.oneLaneLevels == OneLaneLevels::Auto && !detector);
+  if (device.backend() == Backend::Cuda) {
+    // The deep levels of the widest one-lane launch, the largest color's bodies, with the fewer
+    // shared levels of the two modes.
+    int largestColor = 0;
+    for (int c = 0; c < model.numColors; ++c)
+      largestColor =
+          std::max(largestColor, model.colorOffsets[size_t(c) + 1] - model.colorOffsets[size_t(c)]);
+    const size_t words =
+        oneLaneSpillWords(1 + model.maxJointsPerBody + SolveRigidBodyTile::kContactParts,
+                          largestColor, sizeof(BodyBlock) / sizeof(unsigned),
+                          SolveRigidBodyTileTwoSharedLevels::kOneLaneSharedLevels);
+    if (words > 0) {
+      oneLaneSpill = DeviceBuffer<unsigned>(device, words);
+      oneLaneSpill.zero();
+    }
+  }
   device.synchronize();
-}
-
-void RigidScratch::setDeepLevelsInGlobal(const RigidModel& model, bool inGlobal) {
-  deepLevelsInGlobal = inGlobal;
-  if (!inGlobal || !oneLaneSpill.empty() || device.backend() != Backend::Cuda) return;
-  // The deep levels of the widest one-lane launch: the largest color's bodies.
-  int largestColor = 0;
-  for (int c = 0; c < model.numColors; ++c)
-    largestColor =
-        std::max(largestColor, model.colorOffsets[size_t(c) + 1] - model.colorOffsets[size_t(c)]);
-  const size_t words =
-      oneLaneSpillWords(1 + model.maxJointsPerBody + SolveRigidBodyTile::kContactParts,
-                        largestColor, sizeof(BodyBlock) / sizeof(unsigned));
-  if (words == 0) return;
-  oneLaneSpill = DeviceBuffer<unsigned>(device, words);
-  oneLaneSpill.zero();
 }
 
 void RigidScratch::resizeRows(RigidState& state) {

@@ -24,17 +24,18 @@
 
 namespace weft {
 
-/// Where the body solve's one-lane tiles (tile size 1: large batches) keep the levels of their
-/// summation tree beyond kOneLaneSharedLevels (kernel_ids.h; docs/PERFORMANCE.md, "The one-lane
-/// tile's deep levels in global memory"). The bits are the same in every mode.
+/// How many levels of their summation tree the body solve's one-lane tiles (tile size 1: large
+/// batches) keep in shared memory; the deeper ones go to global memory (kernel_ids.h
+/// OneLaneSpill; docs/PERFORMANCE.md, "The one-lane tile's deep levels in global memory"). The
+/// bits are the same in every mode.
 enum class OneLaneLevels {
-  Auto,    // Shared at first (Global when the model has no contacts at all); Global after a
-           // frame whose largest detection had at most one contact row per 8 bodies, Shared
-           // again after one with more than one row per 4
-  Shared,  // every level in shared memory: ten warps an SM; for bodies with many contact rows
-  Global,  // the deep levels in global memory and 128 registers a thread: sixteen warps an SM;
-           // for bodies with at most four parts (inertia, joints, contact runs), whose tree never
-           // reaches a deep level
+  Auto,   // Three at first (Two when the model has no contacts at all); Two after a frame whose
+          // largest detection had at most one contact row per 8 bodies, Three again after one
+          // with more than one row per 4
+  Three,  // three levels, no register cap: twelve warps an SM; for bodies with many contact rows
+          // (a body of at most eight parts never touches global memory for its tree)
+  Two,    // two levels and 128 registers a thread: sixteen warps an SM; for bodies with at most
+          // four parts (inertia, joints, contact runs), whose tree never reaches a deep level
 };
 
 /// Settings of the rigid AVBD solver (rigid_avbd_spec §2; compliant ALM only).
@@ -178,13 +179,12 @@ struct RigidScratch {
   // With recordConvergence: per substep of a frame and iteration, the largest |Δx| [m] and
   // |Δθ| [rad] of any body ((substeps × iterations × 2), allocated by RigidPart).
   DeviceBuffer<float> iterationSteps;
-  // The body solve's one-lane tiles keep their deep tree levels in global memory
-  // (OneLaneLevels::Global; RigidPart decides under Auto). On CUDA `oneLaneSpill` then holds
-  // them for the largest color (kernel_ids.h OneLaneSpill), allocated on first use; the CPU's
+  // The body solve's one-lane tiles keep two tree levels in shared memory, not three
+  // (OneLaneLevels::Two; RigidPart decides under Auto). On CUDA `oneLaneSpill` holds the deeper
+  // levels of the largest color's bodies in either mode (kernel_ids.h OneLaneSpill); the CPU's
   // tiles need none.
-  bool deepLevelsInGlobal = false;
+  bool twoSharedLevels = false;
   DeviceBuffer<unsigned> oneLaneSpill;
-  void setDeepLevelsInGlobal(const RigidModel& model, bool inGlobal);
 
   std::unique_ptr<RigidContactDetector> detector;  // null when the model has no pair to test
   int rowCapacity = 0;

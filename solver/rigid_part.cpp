@@ -43,18 +43,18 @@ std::optional<std::string> RigidPart::growIfOverflowed() {
 
 bool RigidPart::endFrame() {
   bool launchesChanged = false;
-  if (scratch_.deepLevelsInGlobal) ++contactReport_.framesDeepLevelsInGlobal;
+  if (scratch_.twoSharedLevels) ++contactReport_.framesTwoSharedLevels;
   if (scratch_.detector) {
     const RigidContactDetector& detector = *scratch_.detector;
     const RigidContactStatus status = detector.readStatus();
-    // OneLaneLevels::Auto: the deep tree levels in global memory while contacts are few (a body
-    // with at most one row never reaches them), with a gap between the two thresholds so that
-    // the graphs are not captured again every frame.
+    // OneLaneLevels::Auto: two shared tree levels while contacts are few (a body with at most
+    // one row never reaches a third), with a gap between the two thresholds so that the graphs
+    // are not captured again every frame.
     if (solver_.options().oneLaneLevels == OneLaneLevels::Auto) {
       const long long rows = status.maxContacts, bodies = model_.numBodies;
-      const bool inGlobal = scratch_.deepLevelsInGlobal ? rows * 4 <= bodies : rows * 8 <= bodies;
-      if (inGlobal != scratch_.deepLevelsInGlobal) {
-        scratch_.setDeepLevelsInGlobal(model_, inGlobal);
+      const bool two = scratch_.twoSharedLevels ? rows * 4 <= bodies : rows * 8 <= bodies;
+      if (two != scratch_.twoSharedLevels) {
+        scratch_.twoSharedLevels = two;
         launchesChanged = true;
       }
     }

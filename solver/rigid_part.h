@@ -40,8 +40,9 @@ class RigidPart final : public SolverPart {
     int pairCapacity = 0;
     long long detections = 0;      // contact detections run (frames × substeps / collideInterval)
     long long pairListBuilds = 0;  // of which built new partner lists (the rest kept them)
-    long long framesDeepLevelsInGlobal = 0;  // frames whose body solve kept its one-lane tiles'
-                                             // deep tree levels in global memory (OneLaneLevels)
+    long long framesTwoSharedLevels = 0;  // frames whose body solve kept two of its one-lane
+                                          // tiles' tree levels in shared memory, not three
+                                          // (OneLaneLevels)
   };
   const ContactReport& contactReport() const { return contactReport_; }
 

@@ -183,8 +183,8 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
       solve(SolveRigidBodyTileFoldingDuals{});
       // The later colors solve with the new multipliers the first one wrote.
       duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, {}, 0, 0};
-    } else if (scratch.deepLevelsInGlobal) {
-      solve(SolveRigidBodyTileDeepLevelsInGlobal{});
+    } else if (scratch.twoSharedLevels) {
+      solve(SolveRigidBodyTileTwoSharedLevels{});
     } else {
       solve(SolveRigidBodyTile{});
     }

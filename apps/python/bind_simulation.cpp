@@ -382,7 +382,7 @@ void bindSimulation(nb::module_& m) {
             d["row_capacity"] = r.rowCapacity;
             d["pair_capacity"] = r.pairCapacity;
             d["detections"] = r.detections;
-            d["frames_deep_levels_in_global"] = r.framesDeepLevelsInGlobal;
+            d["frames_two_shared_levels"] = r.framesTwoSharedLevels;
             return d;
           },
           "contact rows and detections so far")

@@ -228,11 +228,11 @@ void bindTypes(nb::module_& m) {
                      "Raises weft.Error naming the first bad field."));
 
   nb::enum_<OneLaneLevels>(m, "OneLaneLevels",
-                           "Where the body solve's one-lane tiles keep their deep tree levels "
-                           "(solver/rigid_model.h); the same bits in every mode.")
+                           "How many tree levels the body solve's one-lane tiles keep in shared "
+                           "memory (solver/rigid_model.h); the same bits in every mode.")
       .value("AUTO", OneLaneLevels::Auto)
-      .value("SHARED", OneLaneLevels::Shared)
-      .value("GLOBAL", OneLaneLevels::Global);
+      .value("THREE", OneLaneLevels::Three)
+      .value("TWO", OneLaneLevels::Two);
   using RO = RigidSolverOptions;
   dataClass(nb::class_<RO>(m, "RigidSolverOptions",
                            "Cable (AVBD) solver settings (solver/rigid_model.h).")

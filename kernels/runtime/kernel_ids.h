@@ -139,11 +139,12 @@ inline constexpr int kGroupBlockThreads = 128;
 /// Threads per block of a tile kernel whose tiles have at most 32 lanes (several tiles a block).
 inline constexpr int kTileBlockThreads = 128;
 /// A tile of one lane keeps one partial sum per level of its tree (launch_cuda.cuh, TilesBody<1>)
-/// in shared memory. A tile kernel may lend it global memory for the levels from this one on
-/// (launch.h, Tile shape: `kLendsOneLaneSpill` and `oneLaneSpill`): then every tile reserves only
-/// these levels' shared memory, and more blocks fit an SM while most items, whose few parts never
-/// reach a deeper level, touch no global memory for the tree (docs/PERFORMANCE.md, "The one-lane
-/// tile's deep levels in global memory").
+/// in shared memory. A tile kernel may lend it global memory for the levels from its
+/// `kOneLaneSharedLevels` on (launch.h, Tile shape: `kLendsOneLaneSpill`, `oneLaneSpill`; this
+/// value when the kernel names none): then every tile reserves only these levels' shared memory,
+/// and more blocks fit an SM while most items, whose few parts never reach a deeper level, touch
+/// no global memory for the tree (docs/PERFORMANCE.md, "The one-lane tile's deep levels in global
+/// memory").
 inline constexpr int kOneLaneSharedLevels = 2;
 /// Levels a one-lane tile stores for items of at most `maxParts` parts: log2 of the padded
 /// width (the root is never stored).
@@ -152,16 +153,17 @@ WEFT_HD constexpr int oneLaneLevels(int maxParts) {
   while ((1 << levels) < maxParts) ++levels;
   return levels;
 }
-/// Words of global memory a one-lane launch of `items` items needs for its levels beyond
-/// kOneLaneSharedLevels (OneLaneSpill), parts of `partWords` words: 0 when the tree fits.
-WEFT_HD constexpr size_t oneLaneSpillWords(int maxParts, int items, size_t partWords) {
-  const int deep = oneLaneLevels(maxParts) - kOneLaneSharedLevels;
+/// Words of global memory a one-lane launch of `items` items needs for its levels beyond the
+/// first `sharedLevels` (OneLaneSpill), parts of `partWords` words: 0 when the tree fits.
+WEFT_HD constexpr size_t oneLaneSpillWords(int maxParts, int items, size_t partWords,
+                                           int sharedLevels = kOneLaneSharedLevels) {
+  const int deep = oneLaneLevels(maxParts) - sharedLevels;
   return deep > 0 ? size_t(deep) * partWords * size_t(items) : 0;
 }
-/// Global memory for the levels of one-lane tiles from kOneLaneSharedLevels on: word w of level
-/// kOneLaneSharedLevels + d of item i at (d · words per part + w) · items + i, for the launch's
-/// items. Used only when `words` holds them all (capacityWords); otherwise every level stays in
-/// shared memory. Where a level is kept changes no bit of the sum.
+/// Global memory for the levels of one-lane tiles from the kernel's shared levels S on: word w
+/// of level S + d of item i at (d · words per part + w) · items + i, for the launch's items.
+/// Used only when `words` holds them all (capacityWords); otherwise every level stays in shared
+/// memory. Where a level is kept changes no bit of the sum.
 struct OneLaneSpill {
   unsigned* words = nullptr;
   size_t capacityWords = 0;

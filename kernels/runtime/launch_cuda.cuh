@@ -105,15 +105,25 @@ inline constexpr bool kLendsOneLaneSpill = [] {
     return false;
 }();
 
+/// The tree levels a one-lane tile of kernel K keeps in shared memory when K lends it global
+/// memory for the others (`kOneLaneSharedLevels`, launch.h; kernel_ids.h's when K names none).
+template <class K>
+inline constexpr int kOneLaneSharedLevelsOf = [] {
+  if constexpr (requires { K::kOneLaneSharedLevels; })
+    return K::kOneLaneSharedLevels;
+  else
+    return kOneLaneSharedLevels;
+}();
+
 /// The global memory kernel K lends the deep levels of a one-lane launch of `count` items of at
 /// most `slots` parts (kernel_ids.h, OneLaneSpill), or none: the kernel lends none, the tree fits
-/// kOneLaneSharedLevels, or the memory is too small. Host (tileLayout) and device (TilesBody<1>)
-/// decide alike.
+/// kOneLaneSharedLevelsOf<K>, or the memory is too small. Host (tileLayout) and device
+/// (TilesBody<1>) decide alike.
 template <class K>
 __host__ __device__ OneLaneSpill oneLaneSpillOf(const K& kernel, int slots, int count) {
   if constexpr (kLendsOneLaneSpill<K>) {
-    const size_t words =
-        oneLaneSpillWords(slots, count, sizeof(typename K::Part) / sizeof(unsigned));
+    const size_t words = oneLaneSpillWords(
+        slots, count, sizeof(typename K::Part) / sizeof(unsigned), kOneLaneSharedLevelsOf<K>);
     const OneLaneSpill spill = kernel.oneLaneSpill;
     if (words > 0 && spill.words && words <= spill.capacityWords) return spill;
   }
@@ -147,13 +157,14 @@ struct TilesBody {
       // level l of tile t at [(l · words + w) · tiles + t], so a warp's lanes touch 32 consecutive
       // words. In a local array instead, 4096 y_junction worlds stored 211 MB a launch to local
       // memory that L2 evicted to DRAM (docs/PERFORMANCE.md, "The one-lane tile's levels").
-      // A kernel that lends global memory (OneLaneSpill) keeps only the first
-      // kOneLaneSharedLevels levels here and the deeper ones there, word-major over the items;
-      // an item of at most 2^kOneLaneSharedLevels parts never reaches them.
+      // A kernel that lends global memory (OneLaneSpill) keeps only its first
+      // kOneLaneSharedLevelsOf<K> levels here and the deeper ones there, word-major over the
+      // items; an item of at most 2^kOneLaneSharedLevelsOf<K> parts never reaches them.
       static_assert(std::is_trivially_copyable_v<Part> && sizeof(Part) % sizeof(unsigned) == 0);
       constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
       const OneLaneSpill spill = oneLaneSpillOf(kernel, slotsPerTile, count);
-      const int sharedLevels = spill.words ? kOneLaneSharedLevels : oneLaneLevels(slotsPerTile);
+      const int sharedLevels =
+          spill.words ? kOneLaneSharedLevelsOf<K> : oneLaneLevels(slotsPerTile);
       unsigned* const levelWords = reinterpret_cast<unsigned*>(sharedBytes) + tileInBlock;
       // One branch per level, not per word: the shared path's addresses stay constant offsets.
       // A kernel that lends nothing compiles the shared path alone.
@@ -424,10 +435,10 @@ void tileLayout(const K& kernel, int count, int tile, int& slotsPerTile, int& ti
   slotsPerTile = 1;
   while (slotsPerTile < kernel.maxParts()) slotsPerTile *= 2;
   // A tile of one lane keeps a partial sum per tree level (TilesBody<1>; those from
-  // kOneLaneSharedLevels on in the kernel's global memory if it lends enough), others a slot per
-  // part.
+  // kOneLaneSharedLevelsOf<K> on in the kernel's global memory if it lends enough), others a slot
+  // per part.
   const int levels = oneLaneSpillOf(kernel, slotsPerTile, count).words
-                         ? kOneLaneSharedLevels
+                         ? kOneLaneSharedLevelsOf<K>
                          : oneLaneLevels(slotsPerTile);
   const size_t perTile = size_t(tile == 1 ? levels : slotsPerTile) * sizeof(typename K::Part);
   tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;

@@ -132,26 +132,36 @@ RaggedInput randomRagged(int items, int maxCount, unsigned seed) {
   return in;
 }
 
-// SumParts lending its one-lane tiles global memory for the tree levels beyond
-// kOneLaneSharedLevels (kernel_ids.h OneLaneSpill).
+// SumParts lending its one-lane tiles global memory for the tree levels beyond its first
+// kSharedLevels (kernel_ids.h OneLaneSpill).
+template <int kSharedLevels>
 struct SumPartsSpilling : SumParts {
   static constexpr bool kLendsOneLaneSpill = true;
+  static constexpr int kOneLaneSharedLevels = kSharedLevels;
   OneLaneSpill oneLaneSpill;
 };
 
-/// The items' sums by launchTile; with `spill`, by SumPartsSpilling lending it.
+template <int kSharedLevels>
+void launchLending(const Device& device, int n, const SumParts& kernel, OneLaneSpill spill) {
+  SumPartsSpilling<kSharedLevels> lending;
+  static_cast<SumParts&>(lending) = kernel;
+  lending.oneLaneSpill = spill;
+  launchTile(device, n, lending);
+}
+
+/// The items' sums by launchTile; with `spill`, by SumPartsSpilling<sharedLevels> (2 or 3)
+/// lending it.
 std::vector<float> sumOnDevice(const Device& device, const RaggedInput& in,
-                               const OneLaneSpill* spill = nullptr) {
+                               const OneLaneSpill* spill = nullptr, int sharedLevels = 2) {
   const int n = int(in.offsets.size()) - 1;
   DeviceBuffer<int> offsets(device, in.offsets);
   DeviceBuffer<float> values(device, in.values);
   DeviceBuffer<float> sums(device, size_t(n));
   const SumParts kernel{offsets.data(), values.data(), sums.data(), in.maxCount};
-  if (spill) {
-    SumPartsSpilling lending;
-    static_cast<SumParts&>(lending) = kernel;
-    lending.oneLaneSpill = *spill;
-    launchTile(device, n, lending);
+  if (spill && sharedLevels == 3) {
+    launchLending<3>(device, n, kernel, *spill);
+  } else if (spill) {
+    launchLending<2>(device, n, kernel, *spill);
   } else {
     launchTile(device, n, kernel);
   }
@@ -196,31 +206,34 @@ TEST(LaunchTile, CudaOneLaneTileWithDeepLevelsInGlobalMemoryIsBitIdenticalToCpu)
   auto cpu = test::openCpu();
   const unsigned seed = test::testSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
-  // Up to 200 parts: 8 levels, 5 of them beyond the shared ones; most items reach some.
+  // Up to 200 parts: 8 levels, 5 or 6 of them beyond the shared ones; most items reach some.
   const RaggedInput in = randomRagged(700, 200, seed);
   const int n = int(in.offsets.size()) - 1;
   const std::vector<float> expected = sumOnDevice(*cpu, in);
   LaunchPolicy policy;
   policy.setOverride(KernelId::solve_elasticity_tile, 1);
   gpu->setLaunchPolicy(policy);
-  ASSERT_GT(oneLaneLevels(in.maxCount), kOneLaneSharedLevels);
-  const size_t needed = oneLaneSpillWords(in.maxCount, n, 1);  // one word a part
+  ASSERT_GT(oneLaneLevels(in.maxCount), 3);
   constexpr unsigned kUntouched = 0x7fc00123u;
   // Enough memory: the deep levels go there; one word short: every level stays in shared
-  // memory. The sums are the CPU's either way.
-  for (const size_t capacity : {needed, needed - 1}) {
-    SCOPED_TRACE("spill capacity " + std::to_string(capacity) + " of " + std::to_string(needed));
-    DeviceBuffer<unsigned> spill(*gpu, std::vector<unsigned>(needed, kUntouched));
-    const OneLaneSpill lent{spill.data(), capacity};
-    const std::vector<float> got = sumOnDevice(*gpu, in, &lent);
-    for (int i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], expected[size_t(i)]) << "item " << i;
-    const std::vector<unsigned> words = spill.download();
-    const size_t written = size_t(
-        std::count_if(words.begin(), words.end(), [](unsigned w) { return w != kUntouched; }));
-    if (capacity == needed)
-      EXPECT_GT(written, size_t(n)) << "the deep levels should have been stored in the spill";
-    else
-      EXPECT_EQ(written, size_t(0)) << "too small a spill must not be used";
+  // memory. The sums are the CPU's either way, with two shared levels or three.
+  for (const int levels : {2, 3}) {
+    const size_t needed = oneLaneSpillWords(in.maxCount, n, 1, levels);  // one word a part
+    for (const size_t capacity : {needed, needed - 1}) {
+      SCOPED_TRACE(std::to_string(levels) + " shared levels, spill capacity " +
+                   std::to_string(capacity) + " of " + std::to_string(needed));
+      DeviceBuffer<unsigned> spill(*gpu, std::vector<unsigned>(needed, kUntouched));
+      const OneLaneSpill lent{spill.data(), capacity};
+      const std::vector<float> got = sumOnDevice(*gpu, in, &lent, levels);
+      for (int i = 0; i < n; ++i) ASSERT_EQ(got[size_t(i)], expected[size_t(i)]) << "item " << i;
+      const std::vector<unsigned> words = spill.download();
+      const size_t written = size_t(
+          std::count_if(words.begin(), words.end(), [](unsigned w) { return w != kUntouched; }));
+      if (capacity == needed)
+        EXPECT_GT(written, size_t(n)) << "the deep levels should have been stored in the spill";
+      else
+        EXPECT_EQ(written, size_t(0)) << "too small a spill must not be used";
+    }
   }
 }
 

@@ -508,51 +508,56 @@ TEST(SolverAvbd, CudaGraphReplayEqualsDirectLaunchesAndRunsAreBitIdentical) {
   EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, pileOptions(), 10, false))) << "no graph";
 }
 
-// Where the body solve's one-lane tiles keep the deep levels of their tree (OneLaneLevels)
-// changes no bit, and the pile's bodies, with many contact rows, do reach those levels.
-TEST(SolverAvbd, CudaOneLaneDeepLevelsInGlobalMemoryChangeNoBit) {
+// How many levels of their tree the body solve's one-lane tiles keep in shared memory
+// (OneLaneLevels; the others in global memory) changes no bit, against tiles of 32 lanes, which
+// keep no levels; and the pile's bodies, with many contact rows, do reach the deep levels.
+TEST(SolverAvbd, CudaOneLaneSharedLevelsChangeNoBit) {
   WEFT_REQUIRE_CUDA(gpu);
-  LaunchPolicy policy;
-  policy.setOverride(KernelId::solve_rigid_body_tile, 1);
-  gpu->setLaunchPolicy(policy);
-  RigidSolverOptions shared = pileOptions(), global = pileOptions(), automatic = pileOptions();
-  shared.oneLaneLevels = OneLaneLevels::Shared;
-  global.oneLaneLevels = OneLaneLevels::Global;
-  Simulation sim(*gpu, smallPile(), global, 1.0 / 60.0, 10);
+  LaunchPolicy lanes32;
+  lanes32.setOverride(KernelId::solve_rigid_body_tile, 32);
+  gpu->setLaunchPolicy(lanes32);
+  const std::vector<Transform> reference = runPile(*gpu, pileOptions(), 16);
+  LaunchPolicy oneLane;
+  oneLane.setOverride(KernelId::solve_rigid_body_tile, 1);
+  gpu->setLaunchPolicy(oneLane);
+  RigidSolverOptions three = pileOptions(), two = pileOptions(), automatic = pileOptions();
+  three.oneLaneLevels = OneLaneLevels::Three;
+  two.oneLaneLevels = OneLaneLevels::Two;
+  Simulation sim(*gpu, smallPile(), two, 1.0 / 60.0, 10);
   for (int f = 0; f < 16; ++f) sim.advanceFrame();
   const std::vector<unsigned> spill = sim.rigid().scratch().oneLaneSpill.download();
   EXPECT_TRUE(std::any_of(spill.begin(), spill.end(), [](unsigned w) { return w != 0; }))
       << "no body reached a deep level: the test does not test them";
   EXPECT_GT(sim.rigid().contactReport().largestRows, 0);
-  const std::vector<Transform> reference = runPile(*gpu, shared, 16);
-  EXPECT_TRUE(bitIdentical(reference, sim.rigid().poses())) << "global vs shared";
-  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, automatic, 16))) << "auto vs shared";
+  EXPECT_TRUE(bitIdentical(reference, sim.rigid().poses())) << "two shared levels";
+  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, three, 16))) << "three shared levels";
+  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, automatic, 16))) << "auto";
   gpu->setLaunchPolicy(LaunchPolicy{});
 }
 
-// OneLaneLevels::Auto: global memory from the frame after one with few contact rows (none, on a
-// hanging chain), shared memory again once the rows are many (the pile on the ground); each
-// switch captures the graphs again.
-TEST(SolverAvbd, AutoKeepsDeepLevelsInGlobalMemoryWhileContactsAreFew) {
+// OneLaneLevels::Auto: two shared levels from the frame after one with few contact rows (none,
+// on a hanging chain), three again once the rows are many (the pile on the ground); each switch
+// captures the graphs again.
+TEST(SolverAvbd, AutoKeepsTwoSharedLevelsWhileContactsAreFew) {
   auto cpu = test::openCpu();
   Simulation chain(*cpu, hangingChain(), RigidSolverOptions{}, 1.0 / 60.0, 10);
   for (int f = 0; f < 3; ++f) chain.advanceFrame();
   EXPECT_EQ(chain.rigid().contactReport().largestRows, 0);
-  EXPECT_TRUE(chain.rigid().scratch().deepLevelsInGlobal);
-  EXPECT_GE(chain.rigid().contactReport().framesDeepLevelsInGlobal, 2);
+  EXPECT_TRUE(chain.rigid().scratch().twoSharedLevels);
+  EXPECT_GE(chain.rigid().contactReport().framesTwoSharedLevels, 2);
 
   Simulation pile(*cpu, smallPile(), pileOptions(), 1.0 / 60.0, 10);
   const int bodies = pile.rigid().model().numBodies;
-  EXPECT_FALSE(pile.rigid().scratch().deepLevelsInGlobal) << "unknown contacts: shared at first";
+  EXPECT_FALSE(pile.rigid().scratch().twoSharedLevels) << "unknown contacts: three at first";
   pile.advanceFrame();  // falling: no rows yet
   EXPECT_EQ(pile.rigid().contactReport().lastFrameRows, 0);
-  EXPECT_TRUE(pile.rigid().scratch().deepLevelsInGlobal);
+  EXPECT_TRUE(pile.rigid().scratch().twoSharedLevels);
   for (int f = 1; f < 30; ++f) pile.advanceFrame();  // on the ground
   EXPECT_GT(pile.rigid().contactReport().lastFrameRows * 4, bodies);
-  EXPECT_FALSE(pile.rigid().scratch().deepLevelsInGlobal);
-  const long long inGlobal = pile.rigid().contactReport().framesDeepLevelsInGlobal;
-  EXPECT_GT(inGlobal, 0);
-  EXPECT_LT(inGlobal, 30);
+  EXPECT_FALSE(pile.rigid().scratch().twoSharedLevels);
+  const long long framesTwo = pile.rigid().contactReport().framesTwoSharedLevels;
+  EXPECT_GT(framesTwo, 0);
+  EXPECT_LT(framesTwo, 30);
 }
 
 // The body solve reads contact rows through the entries begin_rigid_step gathers after each
