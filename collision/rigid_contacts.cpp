@@ -29,6 +29,16 @@ std::vector<std::uint64_t> shapePairFilterKeys(const std::vector<std::pair<int, 
   return keys;
 }
 
+std::vector<int> shapePairFilterStarts(const std::vector<std::uint64_t>& keys, int numShapes) {
+  std::vector<int> starts(size_t(numShapes) + 1);
+  size_t k = 0;
+  for (int a = 0; a <= numShapes; ++a) {
+    while (k < keys.size() && (keys[k] >> 32) < std::uint64_t(a)) ++k;
+    starts[size_t(a)] = int(k);
+  }
+  return starts;
+}
+
 RigidContactDetector::RigidContactDetector(const Device& device, const RigidShapesView& shapes,
                                            const RigidBodiesView& bodies,
                                            const ShapePairFilterView& filter,
@@ -172,11 +182,20 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
 
   // Candidate pairs per shape.
   const ShapePairLists pairs = shapePairs();
-  RigidBroadPhase query{bvh_->view(),    shapes_.body,      shapes_.geometry,
-                        bodies_.invMass, shapeLeaf_.data(), leafShape_.data(),
-                        pairLowers(),    pairUppers(),      planeShapes_.data(),
-                        numPlanes(),     filter_.keys,      filter_.count,
-                        pairs,           status(),          onlyIf};
+  RigidBroadPhase query{bvh_->view(),
+                        shapes_.body,
+                        shapes_.geometry,
+                        bodies_.invMass,
+                        shapeLeaf_.data(),
+                        leafShape_.data(),
+                        pairLowers(),
+                        pairUppers(),
+                        planeShapes_.data(),
+                        numPlanes(),
+                        filter_,
+                        pairs,
+                        status(),
+                        onlyIf};
   query.shapeWorld = shapes_.world;
   query.worldLeafBegin = worldLeafBegin_.empty() ? nullptr : worldLeafBegin_.data();
   query.worldPlaneBegin = worldPlaneBegin_.empty() ? nullptr : worldPlaneBegin_.data();

@@ -60,14 +60,12 @@ struct RigidBodiesView {
   const float* invMass = nullptr;  // (numBodies) effective inverse mass; 0: static or kinematic
 };
 
-/// Pairs of shapes that never collide, as ascending unique shapePairKey values (device).
-struct ShapePairFilterView {
-  int count = 0;
-  const std::uint64_t* keys = nullptr;  // (count)
-};
-
-/// The filter keys of `pairs` (either order within a pair), sorted and unique, for upload.
+/// The filter keys of `pairs` (either order within a pair), sorted and unique, for upload
+/// (ShapePairFilterView, kernels/rigid_broad_phase.cuh).
 std::vector<std::uint64_t> shapePairFilterKeys(const std::vector<std::pair<int, int>>& pairs);
+/// Where each shape's keys start among ascending `keys` (numShapes + 1 entries: the keys whose
+/// smaller shape is a lie at [starts[a], starts[a + 1])), for ShapePairFilterView::starts.
+std::vector<int> shapePairFilterStarts(const std::vector<std::uint64_t>& keys, int numShapes);
 
 struct RigidContactDetectorSettings {
   int pairCapacity = 16;              // initial partner slots per shape

@@ -118,6 +118,25 @@ WEFT_HD inline bool sortedKeysContain(const std::uint64_t* keys, int count, std:
   return lo < count && keys[lo] == key;
 }
 
+/// Pairs of shapes that never collide, as ascending unique shapePairKey values (in the memory the
+/// launch reads). `starts`, when given, indexes the keys by their smaller shape (key k of shape a
+/// in [starts[a], starts[a + 1]): shapePairFilterStarts), so that a query searches that shape's
+/// few keys instead of all of them: a batch holds its worlds' keys, and at 4096 y_junction worlds a
+/// search over all of them is 18 dependent loads.
+struct ShapePairFilterView {
+  int count = 0;
+  const std::uint64_t* keys = nullptr;  // (count)
+  const int* starts = nullptr;          // (numShapes + 1), or null: every key is searched
+
+  /// Whether the pair (a, b) is filtered.
+  WEFT_HD bool contains(int a, int b) const {
+    const std::uint64_t key = shapePairKey(a, b);
+    if (!starts) return sortedKeysContain(keys, count, key);
+    const int lo = a < b ? a : b;
+    return sortedKeysContain(keys + starts[lo], starts[lo + 1] - starts[lo], key);
+  }
+};
+
 /// World pose of a shape: bodyPose ∘ localPose.
 WEFT_HD inline Transform shapeWorldPose(const Transform& bodyPose, const Transform& localPose) {
   return {bodyPose.p + rotate(bodyPose.q, localPose.p), bodyPose.q * localPose.q};
@@ -126,7 +145,7 @@ WEFT_HD inline Transform shapeWorldPose(const Transform& bodyPose, const Transfo
 /// The pair rule of the broad phase: one world (shapeWorld null: a single one), different bodies,
 /// at least one moving, not filtered.
 WEFT_HD inline bool shapesMayCollide(int a, int b, const int* shapeBody, const float* bodyInvMass,
-                                     const std::uint64_t* filterKeys, int numFilterKeys,
+                                     const ShapePairFilterView& filter,
                                      const int* shapeWorld = nullptr) {
   if (shapeWorld && shapeWorld[a] != shapeWorld[b]) return false;
   const int ba = shapeBody[a], bb = shapeBody[b];
@@ -134,7 +153,7 @@ WEFT_HD inline bool shapesMayCollide(int a, int b, const int* shapeBody, const f
   const bool movesA = ba >= 0 && bodyInvMass[ba] > 0.0f;
   const bool movesB = bb >= 0 && bodyInvMass[bb] > 0.0f;
   if (!movesA && !movesB) return false;
-  return !sortedKeysContain(filterKeys, numFilterKeys, shapePairKey(a, b));
+  return !filter.contains(a, b);
 }
 
 /// The row of candidate `c` between shapes a (its A) and b: shape0 = min(a, b), points and
@@ -259,8 +278,7 @@ struct RigidBroadPhase {
   const Vec3* __restrict__ leafUppers;         // from (the list boxes when lists are reused)
   const int* __restrict__ planeShapes;         // (numPlanes) ascending
   int numPlanes;
-  const std::uint64_t* __restrict__ filterKeys;  // (numFilterKeys) ascending shapePairKey
-  int numFilterKeys;
+  ShapePairFilterView filter;
   ShapePairLists pairs;  // out
   RigidContactStatus* __restrict__ status;
   const int* __restrict__ onlyIf = nullptr;      // (numWorlds + 1) when given, a shape's list is
@@ -292,8 +310,7 @@ struct RigidBroadPhase {
   /// Whether tree slot `other` is a partner of shape a (b > a, and the pair may collide).
   WEFT_HD bool accepts(int a, int other) const {
     const int b = leafShape[other];
-    return b > a &&
-           shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys, shapeWorld);
+    return b > a && shapesMayCollide(a, b, shapeBody, bodyInvMass, filter, shapeWorld);
   }
 
   /// Appends the planes a may touch after its `count` tree partners; stores the count and raises
@@ -304,8 +321,7 @@ struct RigidBroadPhase {
     const int end = worldPlaneBegin ? worldPlaneBegin[w + 1] : numPlanes;
     for (int k = first; k < end; ++k) {
       const int b = planeShapes[k];
-      if (!shapesMayCollide(a, b, shapeBody, bodyInvMass, filterKeys, numFilterKeys, shapeWorld))
-        continue;
+      if (!shapesMayCollide(a, b, shapeBody, bodyInvMass, filter, shapeWorld)) continue;
       if (count < pairs.capacity) pairs.items[a * pairs.capacity + count] = b;
       ++count;
     }
@@ -332,7 +348,8 @@ struct RigidBroadPhase {
 
 /// rigid_broad_phase_all_pairs: the same pairs without a tree, for scenes of few shapes (the
 /// detector's allPairsShapes setting), a group of lanes per shape (launch.h, Group shape): each
-/// round the lanes test the leaf boxes of the next size() tree slots, and the accepted ones are
+/// round the lanes test the leaf boxes of the next size() tree slots after a's own (slots are in
+/// shape order and a partner b has b > a, so no earlier slot can be one), and the accepted ones are
 /// written in slot order (ballot + prefix count), so a's partners come out in shape order, as
 /// from the tree queries, for every group size; then the planes. One kernel instead
 /// of the tree build and query (≈ 7 launches), whose fixed costs dominate for few shapes.
@@ -351,12 +368,11 @@ struct RigidBroadPhaseAllPairs {
     const Vec3 lower = query.leafLowers[leaf], upper = query.leafUppers[leaf];
     const unsigned below = (1u << g.rank()) - 1u;
     // Only shape a's world's slots (worlds are world-major): the same slots, in the same order,
-    // as when its world runs alone.
+    // as when its world runs alone; those after a's own, which is in that world.
     const int w = query.shapeWorld ? query.shapeWorld[a] : 0;
-    const int begin = query.worldLeafBegin ? query.worldLeafBegin[w] : 0;
     const int end = query.worldLeafBegin ? query.worldLeafBegin[w + 1] : numTreeShapes;
     int count = 0;  // uniform over the group
-    for (int first = begin; first < end; first += g.size()) {
+    for (int first = leaf + 1; first < end; first += g.size()) {
       const int other = first + g.rank();
       const bool take =
           other < end &&

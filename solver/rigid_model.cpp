@@ -164,6 +164,7 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
   if (numWorlds > 1) shapeWorld = DeviceBuffer<int>(device, hWorld);
   shapeMaterial = DeviceBuffer<ContactMaterial>(device, hMaterial);
   filterKeys = DeviceBuffer<std::uint64_t>(device, hFilter);
+  filterStarts = DeviceBuffer<int>(device, shapePairFilterStarts(hFilter, numShapes));
   jointType = DeviceBuffer<int>(device, hType);
   jointParent = DeviceBuffer<int>(device, hParent);
   jointChild = DeviceBuffer<int>(device, hChild);
@@ -267,8 +268,9 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
     settings.rowCapacity = std::max(256, options.contactCapacity * model.numShapes);
     detector = std::make_unique<RigidContactDetector>(
         device, model.shapesView(), RigidBodiesView{model.numBodies, model.invMass.data()},
-        ShapePairFilterView{int(model.filterKeys.size()), model.filterKeys.data()}, settings,
-        state.poses.data());
+        ShapePairFilterView{int(model.filterKeys.size()), model.filterKeys.data(),
+                            model.filterStarts.data()},
+        settings, state.poses.data());
     state.history.shapeOffsets = DeviceBuffer<int>(device, size_t(model.numShapes) + 1);
     state.history.count = DeviceBuffer<int>(device, size_t(1));
     resizeRows(state);

@@ -111,6 +111,7 @@ class RigidModel {
   int numWorlds = 1;                            // worlds never touch (RigidShapeDesc::world)
   DeviceBuffer<ContactMaterial> shapeMaterial;  // (numShapes)
   DeviceBuffer<std::uint64_t> filterKeys;       // sorted shapePairKey of filtered pairs
+  DeviceBuffer<int> filterStarts;               // (numShapes + 1) shapePairFilterStarts
 
   // Joints
   DeviceBuffer<int> jointType, jointParent, jointChild;  // (numJoints)

@@ -855,8 +855,8 @@ int maxPartners(const Scene& s, const std::vector<Transform>& bodyPoses) {
     for (int b = 0; b < n; ++b) {
       const bool isPlane = s.geometry[b].type == ShapeType::Plane;
       if (!isPlane && (b <= a || !boxesOverlap(lo[a], hi[a], lo[b], hi[b]))) continue;
-      count +=
-          shapesMayCollide(a, b, s.body.data(), s.invMass.data(), keys.data(), int(keys.size()));
+      count += shapesMayCollide(a, b, s.body.data(), s.invMass.data(),
+                                ShapePairFilterView{int(keys.size()), keys.data()});
     }
     best = std::max(best, count);
   }
@@ -870,6 +870,7 @@ struct DeviceScene {
   DeviceBuffer<Transform> localPose;
   DeviceBuffer<float> margin, gap, invMass;
   DeviceBuffer<std::uint64_t> filter;
+  DeviceBuffer<int> filterStarts;
   DeviceBuffer<Transform> bodyPose;
   int numShapes = 0, numBodies = 0;
 
@@ -881,6 +882,7 @@ struct DeviceScene {
         gap(d, s.gap),
         invMass(d, s.invMass),
         filter(d, shapePairFilterKeys(s.filtered)),
+        filterStarts(d, shapePairFilterStarts(shapePairFilterKeys(s.filtered), s.numShapes())),
         bodyPose(d, s.bodyPose),
         numShapes(s.numShapes()),
         numBodies(s.numBodies()) {}
@@ -889,7 +891,11 @@ struct DeviceScene {
     return {numShapes, body.data(), geometry.data(), localPose.data(), margin.data(), gap.data()};
   }
   RigidBodiesView bodies() const { return {numBodies, invMass.data()}; }
-  ShapePairFilterView filterView() const { return {int(filter.size()), filter.data()}; }
+  /// The filter indexed by shape (`starts`), as the solver's model gives it; `indexed` false:
+  /// every key searched.
+  ShapePairFilterView filterView(bool indexed = true) const {
+    return {int(filter.size()), filter.data(), indexed ? filterStarts.data() : nullptr};
+  }
 };
 
 /// Everything a detection produced, on the host.
@@ -1259,6 +1265,9 @@ TEST(RigidContactDetector, AllPairsBroadPhaseRowsEqualBruteForceWithoutATree) {
                                 d.bodyPose.data());
   RigidContactDetector withTree(*cpu, d.shapes(), d.bodies(), d.filterView(), largeSettings(),
                                 d.bodyPose.data());
+  // The filter searched whole instead of by shape (ShapePairFilterView::starts null).
+  RigidContactDetector wholeFilter(*cpu, d.shapes(), d.bodies(), d.filterView(false),
+                                   allPairsSettings(), d.bodyPose.data());
   ASSERT_TRUE(detector.usesAllPairs());
   ASSERT_FALSE(withTree.usesAllPairs());
   for (int frame = 0; frame < 3; ++frame) {
@@ -1271,7 +1280,40 @@ TEST(RigidContactDetector, AllPairsBroadPhaseRowsEqualBruteForceWithoutATree) {
     expectBodyLists(s, got);
     // Partners come out in shape order from every broad phase: the same rows as the tree's.
     EXPECT_TRUE(sameDetection(got, detectAt(*cpu, withTree, poses)));
+    EXPECT_TRUE(sameDetection(got, detectAt(*cpu, wholeFilter, poses)));
   }
+}
+
+// The filter indexed by each pair's smaller shape answers every query as the search over all
+// keys does, and as the set of filtered pairs: random pairs among 300 shapes, some shapes with
+// many keys, some with none, and the shapes at both ends.
+TEST(ShapePairFilter, IndexedByShapeAnswersAsTheWholeSearch) {
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  std::mt19937 rng(seed);
+  constexpr int kShapes = 300;
+  std::uniform_int_distribution<int> shape(0, kShapes - 1);
+  std::vector<std::pair<int, int>> pairs = {{0, 1}, {kShapes - 2, kShapes - 1}, {0, kShapes - 1}};
+  for (int k = 0; k < 40; ++k) pairs.push_back({7, shape(rng)});  // one shape with many keys
+  for (int k = 0; k < 500; ++k) pairs.push_back({shape(rng), shape(rng)});
+  std::set<std::pair<int, int>> filtered;
+  for (auto [a, b] : pairs) filtered.insert({std::min(a, b), std::max(a, b)});
+  const std::vector<std::uint64_t> keys = shapePairFilterKeys(pairs);
+  const std::vector<int> starts = shapePairFilterStarts(keys, kShapes);
+  ASSERT_EQ(starts.size(), size_t(kShapes) + 1);
+  EXPECT_EQ(starts.front(), 0);
+  EXPECT_EQ(starts.back(), int(keys.size()));
+  const ShapePairFilterView indexed{int(keys.size()), keys.data(), starts.data()};
+  const ShapePairFilterView whole{int(keys.size()), keys.data()};
+  int hits = 0;
+  for (int a = 0; a < kShapes; ++a)
+    for (int b = 0; b < kShapes; ++b) {
+      const bool expected = filtered.count({std::min(a, b), std::max(a, b)}) > 0;
+      ASSERT_EQ(indexed.contains(a, b), expected) << a << ", " << b;
+      ASSERT_EQ(whole.contains(a, b), expected) << a << ", " << b;
+      hits += expected;
+    }
+  EXPECT_GT(hits, 800);
 }
 
 TEST(RigidContactDetector, AllPairsBroadPhaseCudaEqualsCpuBitForBit) {
