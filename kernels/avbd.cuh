@@ -404,8 +404,7 @@ struct SolveRigidBodyTileT {
       kFoldsDuals ? KernelId::solve_rigid_body_tile_folding_duals : KernelId::solve_rigid_body_tile;
   static constexpr int kContactParts = 16;
   static constexpr int kOneLaneMaxRegisters = kSharedLevels == 2 ? 128 : 0;  // 0: no cap
-  static constexpr bool kLendsOneLaneSpill = kSharedLevels > 0;
-  static constexpr int kOneLaneSharedLevels = kSharedLevels;
+  static constexpr int kOneLaneSharedLevels = kSharedLevels;                 // 0: lends no spill
   using Part = BodyBlock;
 
   RigidBodiesDevice bodies;

@@ -175,7 +175,7 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                 largestStep};
       kernel.chebyshevOmega = chebyshevOmega(options_.chebyshevRho, iteration);
       if (detector) kernel.contactEnds = scratch.contactEnds.data();
-      if constexpr (decltype(kernel)::kLendsOneLaneSpill)
+      if constexpr (decltype(kernel)::kOneLaneSharedLevels > 0)
         kernel.oneLaneSpill = {scratch.oneLaneSpill.data(), scratch.oneLaneSpill.size()};
       launchTile(device_, kernel.items(), kernel);
     };

@@ -140,12 +140,10 @@ inline constexpr int kGroupBlockThreads = 128;
 inline constexpr int kTileBlockThreads = 128;
 /// A tile of one lane keeps one partial sum per level of its tree (launch_cuda.cuh, TilesBody<1>)
 /// in shared memory. A tile kernel may lend it global memory for the levels from its
-/// `kOneLaneSharedLevels` on (launch.h, Tile shape: `kLendsOneLaneSpill`, `oneLaneSpill`; this
-/// value when the kernel names none): then every tile reserves only these levels' shared memory,
-/// and more blocks fit an SM while most items, whose few parts never reach a deeper level, touch
-/// no global memory for the tree (docs/PERFORMANCE.md, "The one-lane tile's deep levels in global
-/// memory").
-inline constexpr int kOneLaneSharedLevels = 2;
+/// `kOneLaneSharedLevels` on (launch.h, Tile shape: `kOneLaneSharedLevels`, `oneLaneSpill`):
+/// then every tile reserves only these levels' shared memory, and more blocks fit an SM while
+/// most items, whose few parts never reach a deeper level, touch no global memory for the tree
+/// (docs/PERFORMANCE.md, "The one-lane tile's deep levels in global memory").
 /// Levels a one-lane tile stores for items of at most `maxParts` parts: log2 of the padded
 /// width (the root is never stored).
 WEFT_HD constexpr int oneLaneLevels(int maxParts) {
@@ -156,7 +154,7 @@ WEFT_HD constexpr int oneLaneLevels(int maxParts) {
 /// Words of global memory a one-lane launch of `items` items needs for its levels beyond the
 /// first `sharedLevels` (OneLaneSpill), parts of `partWords` words: 0 when the tree fits.
 WEFT_HD constexpr size_t oneLaneSpillWords(int maxParts, int items, size_t partWords,
-                                           int sharedLevels = kOneLaneSharedLevels) {
+                                           int sharedLevels) {
   const int deep = oneLaneLevels(maxParts) - sharedLevels;
   return deep > 0 ? size_t(deep) * partWords * size_t(items) : 0;
 }

@@ -18,10 +18,9 @@
 //                            WEFT_HD int partCount(int item) const;
 //                            WEFT_HD Part part(int item, int k) const;
 //                            WEFT_HD void finish(int item, const Part& sum) const; };
-//                 Optional: `static constexpr bool kLendsOneLaneSpill = true;` with a member
+//                 Optional: `static constexpr int kOneLaneSharedLevels` (> 0) with a member
 //                 `OneLaneSpill oneLaneSpill;` (kernel_ids.h), global memory for the tree levels
-//                 of one-lane tiles beyond the first `static constexpr int
-//                 kOneLaneSharedLevels` (kernel_ids.h's when absent; launch_cuda.cuh), and
+//                 of one-lane tiles beyond the first kOneLaneSharedLevels (launch_cuda.cuh), and
 //                 `static constexpr int kOneLaneMaxRegisters` (> 0: the one-lane entry's cap).
 //                 launchTile(device, n, K{...}) gives every item one cooperative tile: the
 //                 tile's lanes evaluate the item's parts in parallel into shared memory, a

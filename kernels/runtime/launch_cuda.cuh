@@ -96,24 +96,19 @@ __device__ T shuffleDown(const T& value, int delta, unsigned mask, int width) {
   return out;
 }
 
-/// Whether kernel K may lend its one-lane tiles global memory (`kLendsOneLaneSpill`, launch.h).
-template <class K>
-inline constexpr bool kLendsOneLaneSpill = [] {
-  if constexpr (requires { K::kLendsOneLaneSpill; })
-    return K::kLendsOneLaneSpill;
-  else
-    return false;
-}();
-
 /// The tree levels a one-lane tile of kernel K keeps in shared memory when K lends it global
-/// memory for the others (`kOneLaneSharedLevels`, launch.h; kernel_ids.h's when K names none).
+/// memory for the deeper ones (`kOneLaneSharedLevels`, launch.h), or 0: K lends none.
 template <class K>
 inline constexpr int kOneLaneSharedLevelsOf = [] {
   if constexpr (requires { K::kOneLaneSharedLevels; })
     return K::kOneLaneSharedLevels;
   else
-    return kOneLaneSharedLevels;
+    return 0;
 }();
+
+/// Whether kernel K may lend its one-lane tiles global memory.
+template <class K>
+inline constexpr bool kLendsOneLaneSpill = kOneLaneSharedLevelsOf<K> > 0;
 
 /// The global memory kernel K lends the deep levels of a one-lane launch of `count` items of at
 /// most `slots` parts (kernel_ids.h, OneLaneSpill), or none: the kernel lends none, the tree fits

@@ -136,7 +136,6 @@ RaggedInput randomRagged(int items, int maxCount, unsigned seed) {
 // kSharedLevels (kernel_ids.h OneLaneSpill).
 template <int kSharedLevels>
 struct SumPartsSpilling : SumParts {
-  static constexpr bool kLendsOneLaneSpill = true;
   static constexpr int kOneLaneSharedLevels = kSharedLevels;
   OneLaneSpill oneLaneSpill;
 };
