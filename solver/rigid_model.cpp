@@ -51,6 +51,7 @@ void RigidSolverOptions::validate() const {
   if (allPairsShapes < 0) throw Error("rigid solver option allPairsShapes must be at least 0");
   if (foldDualsUpToBodies < 0)
     throw Error("rigid solver option foldDualsUpToBodies must be at least 0");
+  if (rowSlotItems < 1) throw Error("rigid solver option rowSlotItems must be at least 1");
   if (!(matchNormalDot >= -1.0f && matchNormalDot <= 1.0f))
     throw Error("rigid solver option matchNormalDot must be in [-1, 1]");
   if (!(chebyshevRho >= 0.0f && chebyshevRho < 1.0f))

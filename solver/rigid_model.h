@@ -79,6 +79,12 @@ struct RigidSolverOptions {
                                      // block-Newton increments |Δx|, |Δθ|; RigidPart's
                                      // convergence report): an atomic per body and color
   OneLaneLevels oneLaneLevels = OneLaneLevels::Auto;  // see OneLaneLevels
+  int rowSlotItems = 1 << 19;  // begin_rigid_step and update_rigid_duals serve the contact-row
+                               // slots (the row capacity) with at least this many threads, each
+                               // taking every n-th slot (kernels/avbd.cuh rowSlotStride), so that
+                               // a capacity sized for the most contacts launches no thread per
+                               // empty slot; 2^19 is about twice what an H100 keeps resident.
+                               // The same bits for any value ≥ 1
 
   /// Throws weft::Error naming the first invalid field.
   void validate() const;

@@ -9,6 +9,20 @@
 
 namespace weft {
 
+namespace {
+
+/// Launches begin_rigid_step or update_rigid_duals over n items: the strided kernel where the
+/// items serve several row slots each (kernels/avbd.cuh rowSlotStride), else a thread per slot.
+template <class K>
+void launchServingRowSlots(const Device& device, int n, const K& k) {
+  if (k.rowStride < k.rowSlots)
+    launch(device, n, StridedRowSlots<K>{k});
+  else
+    launch(device, n, k);
+}
+
+}  // namespace
+
 SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
                        const RigidSolverOptions& options, double dtSeconds)
     : device_(device), model_(model), options_(options), dt_(dtSeconds) {
@@ -97,7 +111,9 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                     scratch.jointTerms.out()};
   k.numJoints = model_.numJoints;
   k.hasDahl = model_.hasDahl;
-  launch(device_, std::max({k.rowSlots, k.numBodies, k.numJoints}), k);
+  k.rowStride =
+      rowSlotStride(k.rowSlots, std::max(k.numBodies, k.numJoints), options_.rowSlotItems);
+  launchServingRowSlots(device_, std::max({k.rowStride, k.numBodies, k.numJoints}), k);
 }
 
 Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, int iteration) {
@@ -209,8 +225,9 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
                               fromIterates ? scratch.jointLambdaIterates[iteration % 2].in()
                                            : WordMajorIn<RodMultipliers>{}};
   k.numJoints = model_.numJoints;
-  const int n = std::max(k.rowSlots, k.numJoints);
-  if (n > 0) launch(device_, n, k);
+  k.rowStride = rowSlotStride(k.rowSlots, k.numJoints, options_.rowSlotItems);
+  const int n = std::max(k.rowStride, k.numJoints);
+  if (n > 0) launchServingRowSlots(device_, n, k);
 }
 
 void SolverAVBD::finishStep(RigidState& state, RigidScratch& scratch) const {

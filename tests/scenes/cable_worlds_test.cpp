@@ -3,6 +3,7 @@
 // spacing), so a contact between worlds, or any dependence of one world on another, would show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -73,6 +74,41 @@ TEST(CableWorlds, CudaEachWorldOfABatchMatchesTheSceneAlone) {
   smallPile.values["layers"] = "1";
   expectWorldsRunAsAlone(*gpu, "cable_pile", 4, 10, smallPile);
   expectWorldsRunAsAlone(*gpu, "cable_pile", 2, 30);  // the default pile: tree, kept lists
+}
+
+// begin_rigid_step and update_rigid_duals serve the contact-row slots with a stride where the
+// capacity is large (RigidSolverOptions::rowSlotItems, kernels/avbd.cuh rowSlotStride): the same
+// bits as a thread per slot. rowSlotItems = 1 strides a twisted cable (about four rows a body) by
+// a quarter of its slots, so most items serve several slots that hold rows.
+void expectStridedRowSlotsChangeNoBit(const Device& device, int worlds) {
+  SCOPED_TRACE(std::to_string(worlds) + " worlds");
+  const Scene& scene = findScene("cable_twist");
+  const RigidDesc desc = replicateWorlds(scene.rigid.build({}), worlds);
+  RigidSolverOptions strided = scene.rigid.solver;
+  strided.rowSlotItems = 1;
+  Simulation perSlot(device, desc, scene.rigid.solver, 1.0 / scene.fps, scene.substeps);
+  Simulation sim(device, desc, strided, 1.0 / scene.fps, scene.substeps);
+  for (int f = 0; f < 4; ++f) {
+    perSlot.advanceFrame();
+    sim.advanceFrame();
+  }
+  const RigidPart::ContactReport& report = sim.rigid().contactReport();
+  const int slots = report.rowCapacity;
+  ASSERT_LT(slots, scene.rigid.solver.rowSlotItems) << "the default must keep a thread per slot";
+  const int stride = std::max({(slots + 3) / 4, desc.numBodies(), desc.numJoints()});
+  EXPECT_GT(report.lastFrameRows, 2 * stride) << "too few rows for the strided slots to hold any";
+  EXPECT_TRUE(sameBits(sim.rigid().poses(), 0, perSlot.rigid().poses()));
+  EXPECT_TRUE(sameBits(sim.rigid().linearVelocities(), 0, perSlot.rigid().linearVelocities()));
+  EXPECT_TRUE(sameBits(sim.rigid().angularVelocities(), 0, perSlot.rigid().angularVelocities()));
+}
+
+TEST(CableWorlds, StridedRowSlotsChangeNoBit) {
+  expectStridedRowSlotsChangeNoBit(*test::openCpu(), 1);
+}
+
+TEST(CableWorlds, CudaStridedRowSlotsChangeNoBit) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectStridedRowSlotsChangeNoBit(*gpu, 8);
 }
 
 TEST(CableWorlds, ReplicationLaysOutWorldsOneAfterAnother) {

@@ -292,7 +292,8 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
     k.joints = UpdateDualsJoint{s.joints, at.data(), s.termWords.in(), lambdaWords.out(),
                                 jointIn ? jointIn->in() : WordMajorIn<RodMultipliers>{}};
     k.numJoints = J;
-    launch(*cpu, std::max(slots, J), k);
+    k.rowStride = rowSlotStride(slots, J, 1);
+    launch(*cpu, std::max(k.rowStride, J), StridedRowSlots<UpdateRigidDuals>{k});
     lambda = lambdaWords.elements();
   };
 
