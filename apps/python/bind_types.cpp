@@ -255,6 +255,7 @@ void bindTypes(nb::module_& m) {
                 .def_rw("chebyshev_rho", &RO::chebyshevRho)
                 .def_rw("record_convergence", &RO::recordConvergence)
                 .def_rw("one_lane_levels", &RO::oneLaneLevels)
+                .def_rw("row_slot_items", &RO::rowSlotItems)
                 .def("validate", &RO::validate, "Raises weft.Error naming the first bad field."));
 
   dataClass(nb::class_<RodStiffness>(

@@ -104,6 +104,9 @@ void expectStridedRowSlotsChangeNoBit(const Device& device, int worlds) {
 
 TEST(CableWorlds, StridedRowSlotsChangeNoBit) {
   expectStridedRowSlotsChangeNoBit(*test::openCpu(), 1);
+  RigidSolverOptions none;
+  none.rowSlotItems = 0;
+  EXPECT_THROW(none.validate(), Error);
 }
 
 TEST(CableWorlds, CudaStridedRowSlotsChangeNoBit) {
