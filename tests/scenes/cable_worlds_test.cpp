@@ -95,7 +95,7 @@ void expectStridedRowSlotsChangeNoBit(const Device& device, int worlds) {
   const RigidPart::ContactReport& report = sim.rigid().contactReport();
   const int slots = report.rowCapacity;
   ASSERT_LT(slots, scene.rigid.solver.rowSlotItems) << "the default must keep a thread per slot";
-  const int stride = std::max({(slots + 3) / 4, desc.numBodies(), desc.numJoints()});
+  const int stride = rowSlotStride(slots, std::max(desc.numBodies(), desc.numJoints()), 1);
   EXPECT_GT(report.lastFrameRows, 2 * stride) << "too few rows for the strided slots to hold any";
   EXPECT_TRUE(sameBits(sim.rigid().poses(), 0, perSlot.rigid().poses()));
   EXPECT_TRUE(sameBits(sim.rigid().linearVelocities(), 0, perSlot.rigid().linearVelocities()));
