@@ -187,6 +187,16 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const Row& c,
   BodyBlock out{};
   const Vec3 n = c.normal;
   const ContactPoints now = contactPoints(c, frames.pose[0], frames.pose[1]);
+  // The solved endpoint's lever arms from its COM. Its values are selected, not indexed by
+  // `side`: an index known only at run time would put `frames` and `now` in local memory (184
+  // bytes stored and reloaded per row in every body-solve launch; docs/PERFORMANCE.md, "The solved
+  // endpoint selected, not indexed"). Computed here, before the early exits, so that the current
+  // poses need not be held to the end (registers).
+  const bool one = side == 1;
+  const Vec3 com =
+      transformPoint(one ? frames.pose[1] : frames.pose[0], one ? frames.com[1] : frames.com[0]);
+  const Vec3 leverN = (one ? now.skeleton[1] : now.skeleton[0]) - com;
+  const Vec3 leverT = (one ? now.anchor[1] : now.anchor[0]) - com;
   const float c0n = dot(n, state.c0);
   const float cEff = rigidContactPenetration(c, now) - alpha * c0n;
   const AlmCoefficients alm = almCoefficients(state.ke, state.normalRho);
@@ -234,10 +244,9 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const Row& c,
     }
   }
 
-  const float sign = side == 1 ? 1.0f : -1.0f;
-  const Vec3 com = transformPoint(frames.pose[side], frames.com[side]);
-  out.addPointSpring(now.skeleton[side] - com, stiffnessN, sign * forceN);
-  out.addPointSpring(now.anchor[side] - com, stiffnessT, sign * forceT);
+  const float sign = one ? 1.0f : -1.0f;
+  out.addPointSpring(leverN, stiffnessN, sign * forceN);
+  out.addPointSpring(leverT, stiffnessT, sign * forceT);
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/rigid_contact.h"
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/launch_table.h"
@@ -657,6 +658,46 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
       }
     }
   gpu->setLaunchPolicy(LaunchPolicy{});
+}
+
+// The body solve keeps a contact row's frames and points in registers. Indexed by which endpoint
+// is solved (known only at run time), they went to local memory: a 184-byte stack frame, stored
+// and reloaded for every row (docs/PERFORMANCE.md, "The solved endpoint selected, not indexed").
+// Every body-solve instantiation the pile launches (one-lane tiles with three and with two shared
+// levels, 32-lane tiles, the launches that fold the dual step) has a smaller stack frame than the
+// two bodies' frames alone (what is left is the trigonometric functions' large-argument path and,
+// under the two-level entry's register cap, a few spills).
+TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
+  WEFT_REQUIRE_CUDA(gpu);
+  struct Recorder final : LaunchObserver {
+    void onLaunch(const LaunchRecord& record) override {
+      if (record.id == KernelId::solve_rigid_body_tile ||
+          record.id == KernelId::solve_rigid_body_tile_folding_duals)
+        records.push_back(record);
+    }
+    std::vector<LaunchRecord> records;
+  } recorder;
+  gpu->setLaunchPolicy(LaunchPolicy{});
+  gpu->setObserver(&recorder);
+  for (OneLaneLevels levels : {OneLaneLevels::Three, OneLaneLevels::Two}) {
+    RigidSolverOptions o = pileOptions();
+    o.oneLaneLevels = levels;
+    o.foldDualsUpToBodies = 1 << 30;
+    runPile(*gpu, o, 1, false);
+  }
+  gpu->setObserver(nullptr);
+  bool folded = false;
+  for (const LaunchRecord& record : recorder.records) {
+    folded |= record.id == KernelId::solve_rigid_body_tile_folding_duals;
+    for (int tile : {1, 32}) {
+      const KernelResources resources = record.resources(tile);
+      EXPECT_GT(resources.registers, 0) << kernelName(record.id) << ": no attributes";
+      EXPECT_LT(resources.localBytes, int(sizeof(ContactBodyFrames)))
+          << kernelName(record.id) << " with tiles of " << tile << " lanes";
+    }
+  }
+  EXPECT_TRUE(folded) << "no launch folded the dual step";
+  EXPECT_GE(recorder.records.size(), 4u);
 }
 
 TEST(SolverAvbd, CudaConvergenceRecordAgreesWithCpu) {
