@@ -678,14 +678,19 @@ TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
     std::vector<LaunchRecord> records;
   } recorder;
   gpu->setLaunchPolicy(LaunchPolicy{});
-  gpu->setObserver(&recorder);
-  for (OneLaneLevels levels : {OneLaneLevels::Three, OneLaneLevels::Two}) {
-    RigidSolverOptions o = pileOptions();
-    o.oneLaneLevels = levels;
-    o.foldDualsUpToBodies = 1 << 30;
-    runPile(*gpu, o, 1, false);
+  {
+    gpu->setObserver(&recorder);
+    struct Detach {  // the recorder leaves the device even if a run throws
+      Device& device;
+      ~Detach() { device.setObserver(nullptr); }
+    } detach{*gpu};
+    for (OneLaneLevels levels : {OneLaneLevels::Three, OneLaneLevels::Two}) {
+      RigidSolverOptions o = pileOptions();
+      o.oneLaneLevels = levels;
+      o.foldDualsUpToBodies = 1 << 30;
+      runPile(*gpu, o, 1, false);
+    }
   }
-  gpu->setObserver(nullptr);
   bool folded = false;
   for (const LaunchRecord& record : recorder.records) {
     folded |= record.id == KernelId::solve_rigid_body_tile_folding_duals;
