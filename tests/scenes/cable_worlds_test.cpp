@@ -36,6 +36,16 @@ bool sameBits(const std::vector<T>& batch, size_t first, const std::vector<T>& a
          std::memcmp(batch.data() + first, alone.data(), alone.size() * sizeof(T)) == 0;
 }
 
+/// World k of `together` (bodies k·B … k·B + B − 1) is `alone`, bit for bit.
+void expectEveryWorldIsAlone(const Run& together, const Run& alone, int worlds) {
+  const size_t B = alone.poses.size();
+  for (int k = 0; k < worlds; ++k) {
+    EXPECT_TRUE(sameBits(together.poses, size_t(k) * B, alone.poses)) << "world " << k;
+    EXPECT_TRUE(sameBits(together.linear, size_t(k) * B, alone.linear)) << "world " << k;
+    EXPECT_TRUE(sameBits(together.angular, size_t(k) * B, alone.angular)) << "world " << k;
+  }
+}
+
 void expectWorldsRunAsAlone(const Device& device, const std::string& name, int worlds, int frames,
                             const SceneOptions& options = {}) {
   SCOPED_TRACE(name + ", " + std::to_string(worlds) + " worlds");
@@ -45,12 +55,7 @@ void expectWorldsRunAsAlone(const Device& device, const std::string& name, int w
   ASSERT_EQ(batch.numBodies(), worlds * desc.numBodies());
   const Run alone = simulate(device, scene, desc, frames);
   const Run together = simulate(device, scene, batch, frames);
-  const size_t B = size_t(desc.numBodies());
-  for (int k = 0; k < worlds; ++k) {
-    EXPECT_TRUE(sameBits(together.poses, size_t(k) * B, alone.poses)) << "world " << k;
-    EXPECT_TRUE(sameBits(together.linear, size_t(k) * B, alone.linear)) << "world " << k;
-    EXPECT_TRUE(sameBits(together.angular, size_t(k) * B, alone.angular)) << "world " << k;
-  }
+  expectEveryWorldIsAlone(together, alone, worlds);
 }
 
 TEST(CableWorlds, EachWorldOfABatchMatchesTheSceneAlone) {
@@ -99,12 +104,7 @@ void expectOneLaneBatchRunsAsWideAlone(Device& gpu, const std::string& name, int
   gpu.setLaunchPolicy(oneLane);
   const Run together = simulate(gpu, scene, replicateWorlds(desc, worlds), frames);
   gpu.setLaunchPolicy(LaunchPolicy{});
-  const size_t B = size_t(desc.numBodies());
-  for (int k = 0; k < worlds; ++k) {
-    EXPECT_TRUE(sameBits(together.poses, size_t(k) * B, alone.poses)) << "world " << k;
-    EXPECT_TRUE(sameBits(together.linear, size_t(k) * B, alone.linear)) << "world " << k;
-    EXPECT_TRUE(sameBits(together.angular, size_t(k) * B, alone.angular)) << "world " << k;
-  }
+  expectEveryWorldIsAlone(together, alone, worlds);
 }
 
 TEST(CableWorlds, CudaBatchOnOneLaneTilesMatchesTheSceneAloneOnWideTiles) {
