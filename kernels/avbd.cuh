@@ -118,10 +118,11 @@ struct IteratePoses {
   WEFT_HD Transform operator()(int body) const {
     if (body < 0) return Transform{};
 #ifdef __CUDA_ARCH__
-    // Both iterates are loaded beside the color instead of after it: one round trip to L2 less
-    // on the chain to every partner's pose (docs/PERFORMANCE.md, "Contact rows gathered per
-    // body"). A partner of this color may be having its `updated` pose written meanwhile; that
-    // load's value is never used.
+    // Both iterates are asked for beside the color, to save a round trip to L2 on the chain to
+    // every partner's pose (docs/PERFORMANCE.md, "Contact rows gathered per body"). A partner of
+    // this color may be having its `updated` pose written meanwhile; that load's value is never
+    // used. (ptxas predicates the `updated` load on the color test, so in the SASS it still
+    // follows the color: docs/PERFORMANCE.md, "The twist batch's solve line by line".)
     const Transform before = previous[body], after = updated[body];
     return bodyColor[body] < color ? after : before;
 #else
