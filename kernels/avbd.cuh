@@ -397,9 +397,10 @@ struct FoldedDuals {
 /// the dual step of the iteration before, FoldedDuals).
 /// kSharedLevels (RigidSolverOptions::oneLaneLevels): a one-lane tile keeps its first
 /// kSharedLevels tree levels in shared memory and the deeper ones in `oneLaneSpill` (0: every
-/// level in shared memory, ten warps an SM); with three, fourteen warps an SM fit (144 registers),
-/// and with two, held to 128 registers, sixteen (the same bits; other tile sizes are the same code
-/// either way).
+/// level in shared memory, ten warps an SM); with three, twelve warps an SM fit (144 registers:
+/// Nsight Compute's limit, six blocks of 64 by registers and by shared memory alike), and with
+/// two, held to 128 registers, sixteen (the same bits; other tile sizes are the same code either
+/// way).
 template <bool kFoldsDuals, int kSharedLevels = 0>
 struct SolveRigidBodyTileT {
   static constexpr KernelId kId =

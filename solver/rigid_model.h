@@ -32,7 +32,7 @@ enum class OneLaneLevels {
   Auto,   // Three at first (Two when the model has no contacts at all); Two after a frame whose
           // largest detection had at most one contact row per 8 bodies, Three again after one
           // with more than one row per 4
-  Three,  // three levels, no register cap: fourteen warps an SM; for bodies with many contact rows
+  Three,  // three levels, no register cap: twelve warps an SM; for bodies with many contact rows
           // (a body of at most eight parts never touches global memory for its tree)
   Two,    // two levels and 128 registers a thread: sixteen warps an SM; for bodies with at most
           // four parts (inertia, joints, contact runs), whose tree never reaches a deep level
