@@ -94,6 +94,13 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
                    "reference's plain sweeps; above the default it can diverge: 0.75 does on "
                    "cable_y_junction; docs/CONVERGENCE.md)")
       ->check(CLI::Range(0.0, 0.999999));
+  runCmd
+      ->add_option("--iteration-launches", run.iterationLaunches,
+                   "cable scenes: auto | per-color | per-world: a launch per color and iteration, "
+                   "or all of a substep's iterations in one launch with a warp's lanes per world "
+                   "(faster for batches of small worlds that one wave of the GPU holds; the same "
+                   "bits either way; auto picks: docs/PERFORMANCE.md)")
+      ->check(CLI::IsMember({"auto", "per-color", "per-world"}));
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   runCmd->add_option("--out", run.outDir, "folder for the frames")->capture_default_str();

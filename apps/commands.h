@@ -17,10 +17,11 @@ inline constexpr int kExitError = 2;
 
 struct RunOptions {
   std::string scene;
-  int frames = 0;               // 0: the scene's default
-  int iterations = 0;           // --iterations: solver iterations per substep (0: the scene's)
-  float chebyshevRho = -1.0f;   // --chebyshev-rho (cable scenes; < 0: the scene's)
-  std::string device = "auto";  // auto | cuda | cpu
+  int frames = 0;                 // 0: the scene's default
+  int iterations = 0;             // --iterations: solver iterations per substep (0: the scene's)
+  float chebyshevRho = -1.0f;     // --chebyshev-rho (cable scenes; < 0: the scene's)
+  std::string iterationLaunches;  // --iteration-launches (cable scenes; "": the scene's)
+  std::string device = "auto";    // auto | cuda | cpu
   std::string outDir = "out";
   std::string format = "usda";  // usda | obj | none
   std::string summaryPath;      // JSON summary ("" = none)

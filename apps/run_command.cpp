@@ -412,6 +412,12 @@ class RigidRun {
         integrity_(static_cast<size_t>(worlds_.count())) {
     if (options.iterations > 0) solver_.iterations = options.iterations;
     if (options.chebyshevRho >= 0.0f) solver_.chebyshevRho = options.chebyshevRho;
+    if (options.iterationLaunches == "per-color")
+      solver_.iterationLaunches = IterationLaunches::PerColor;
+    else if (options.iterationLaunches == "per-world")
+      solver_.iterationLaunches = IterationLaunches::PerWorld;
+    else if (options.iterationLaunches == "auto")
+      solver_.iterationLaunches = IterationLaunches::Auto;
     solver_.recordConvergence = recordsConvergence();
   }
 
@@ -492,7 +498,10 @@ class RigidRun {
   void printModel(std::ostream& out, const Simulation& sim) const {
     out << "  model         " << desc().numBodies() << " bodies, " << desc().numJoints()
         << " joints, " << desc().numShapes() << " shapes, " << sim.rigid().model().numColors
-        << " colors" << (sim.rigid().model().hasDahl ? ", Dahl friction on" : "") << "\n";
+        << " colors" << (sim.rigid().model().hasDahl ? ", Dahl friction on" : "")
+        << (sim.rigid().solver().iteratesPerWorld() ? ", each world's iterations in one launch"
+                                                    : "")
+        << "\n";
   }
   void printContacts(std::ostream& out, const Simulation& sim) const {
     const RigidPart::ContactReport& contacts = sim.rigid().contactReport();
@@ -526,6 +535,7 @@ class RigidRun {
   }
   void addJson(nlohmann::json& j, const Simulation& sim) const {
     j["chebyshev_rho"] = solver_.chebyshevRho;
+    j["iteration_launches"] = sim.rigid().solver().iteratesPerWorld() ? "per-world" : "per-color";
     j["bodies"] = desc().numBodies();
     j["joints"] = desc().numJoints();
     j["shapes"] = desc().numShapes();
@@ -632,6 +642,11 @@ void checkPartFlags(const RunOptions& options, const Scene& scene, bool cloth, b
     throw Error("--intersections-every-frame is for cloth scenes");
   if (options.reuseSlack >= 0.0f && !(cloth && scene.cloth.solver.selfContact.enabled))
     throw Error("--reuse-slack: " + scene.name + " has no cloth self-contact");
+  if (!options.iterationLaunches.empty() && !rigid)
+    throw Error(
+        "--iteration-launches is for cable scenes (how the rigid solver's iterations are "
+        "launched); " +
+        scene.name + " is a cloth scene");
   if (options.chebyshevRho >= 0.0f && !rigid)
     throw Error("--chebyshev-rho is for cable scenes (it accelerates the rigid solver's sweeps); " +
                 scene.name + " is a cloth scene");

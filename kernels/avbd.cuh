@@ -34,6 +34,10 @@
 //                           of its own separates the iterations.
 //   update_rigid_duals      per row and per joint (Jacobi), after all colors (folded: after the
 //                           last iteration only)
+//   or, for batches of small worlds, instead of the per-iteration launches above:
+//   solve_rigid_world_iterations  every iteration of a substep, a group of lanes per world
+//                           (SolveRigidWorldIterations, below: the same bodies, colors and duals
+//                           in the same order, so the same bits)
 //   finish_rigid_step       per body: BDF1 velocities, start pose of the next step, the substep
 //                           counter; per joint (Dahl on): the Dahl state at the final poses
 //
@@ -56,6 +60,7 @@
 #include "kernels/rod_joint.h"
 #include "kernels/runtime/atomics.h"
 #include "kernels/runtime/kernel_ids.h"
+#include "kernels/runtime/one_lane_tree.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/runtime/word_major.h"
 
@@ -602,6 +607,138 @@ struct UpdateDualsJoint {
   WEFT_HD void operator()(int j) const {
     lambda.store(j, jointDualStep(j, in.words ? in.words : lambda.words, joints.type, joints.parent,
                                   joints.child, joints.rod.words, terms.words, poses));
+  }
+};
+
+/// Where each world of a batch keeps its bodies, joints and shapes (RigidModel::worldsView):
+/// worlds are contiguous in bodies, joints and shapes, and color c lists world 0's bodies, then
+/// world 1's, … (solver/cable_builder.h, combineWorlds), so each is a range.
+struct RigidWorldsDevice {
+  // (numColors × (numWorlds + 1)) world w's bodies of color c are colorBodies[colorOffsets[c ·
+  // (numWorlds + 1) + w] .. colorOffsets[c · (numWorlds + 1) + w + 1])
+  const int* __restrict__ colorOffsets = nullptr;
+  const int* __restrict__ jointBegin = nullptr;  // (numWorlds + 1)
+  const int* __restrict__ shapeBegin = nullptr;  // (numWorlds + 1)
+  int numWorlds = 1, numColors = 0;
+};
+
+/// solve_rigid_world_iterations: a substep's iterations of one world in one group of lanes
+/// (IterationLaunches::PerWorld), instead of a launch per color and iteration. Per
+/// iteration the group's lanes solve the world's bodies of each color in turn (a body per lane,
+/// the one-lane tile's parts, tree and finish: the same source as solve_rigid_body_tile's
+/// one-lane tiles), with a group barrier between colors, then the dual step of the world's rows
+/// and joints in place (update_rigid_duals' functions), and a barrier. A world never reads
+/// another's bodies, so nothing waits for other worlds. The same bits as the launches per color
+/// for every group size and on both backends: the same functions in the same order, each body in
+/// a function of its own (solveBodyOnOneLane; inlined into these loops it contracted its
+/// arithmetic differently: docs/DESIGN_NOTES.md), which the tests check.
+/// Tree levels: the first kSharedLevels in group-shared memory, the deeper ones in `spill`
+/// (word-major over the launch's lanes) on CUDA; a local array on the CPU.
+struct SolveRigidWorldIterations {
+  static constexpr KernelId kId = KernelId::solve_rigid_world_iterations;
+  static constexpr int kSharedLevels = 2;
+  static constexpr int kWords = int(sizeof(BodyBlock) / sizeof(unsigned));
+  static constexpr int kSharedIntsPerLane = kSharedLevels * kWords;
+  static constexpr int kMaxLevels = 8;  // log2(kMaxTileParts)
+
+  SolveRigidBodyTile solve;  // colorBodies: all colors; poses, ω and largestStep set per color
+  RigidWorldsDevice worlds;
+  Transform* iterates[2] = {};                 // iteration k reads [k % 2] and writes [(k + 1) % 2]
+  const float* __restrict__ omegas = nullptr;  // (iterations) Chebyshev weight of each
+  float* largestSteps = nullptr;               // (2 × iterations) or null (convergence record)
+  int iterations = 0;
+  UpdateDualsBodyBodyContacts contactDuals;  // poses set per iteration; rows null: no contacts
+  const int* __restrict__ shapeRowOffsets = nullptr;  // (numShapes + 1) rows by lower shape
+  UpdateDualsJoint jointDuals;                        // poses set per iteration
+  unsigned* spill = nullptr;  // CUDA: (levels − kSharedLevels) × kWords × numWorlds × lanes
+
+  template <class Group>
+  WEFT_HD void solveBody(const Group& g, const SolveRigidBodyTile& tile, int world,
+                         int item) const {
+#ifdef __CUDA_ARCH__
+    const int lanes = g.size();
+    const size_t slots = size_t(worlds.numWorlds) * size_t(lanes);
+    solveBodyOnOneLane(tile, item, reinterpret_cast<unsigned*>(g.shared()) + g.rank(), lanes,
+                       spill + size_t(world) * size_t(lanes) + size_t(g.rank()), slots);
+#else
+    (void)g;
+    (void)world;
+    BodyBlock levels[kMaxLevels];
+    const auto storeLevel = [&](int level, const BodyBlock& p) { levels[level] = p; };
+    const auto loadLevel = [&](int level) { return levels[level]; };
+    tile.finish(item, sumPartsOneLane(tile, item, storeLevel, loadLevel));
+#endif
+  }
+
+#ifdef __CUDA_ARCH__
+  /// Body `item` of `tile`'s color on one lane: its first kSharedLevels tree levels at
+  /// levelWords[(level · kWords + w) · lanes], the deeper ones at deep[((level − kSharedLevels) ·
+  /// kWords + w) · slots]. Not inlined: compiled once, in a context like the one-lane tile's own,
+  /// so that its arithmetic is contracted as the tile's is (inlined into the loops of this kernel,
+  /// some bodies came out with other bits than solve_rigid_body_tile's).
+  static __device__ __noinline__ void solveBodyOnOneLane(const SolveRigidBodyTile& tile, int item,
+                                                         unsigned* levelWords, int lanes,
+                                                         unsigned* deep, size_t slots) {
+    const auto storeLevel = [&](int level, const BodyBlock& p) {
+      unsigned words[kWords];
+      memcpy(words, &p, sizeof(BodyBlock));
+      if (level < kSharedLevels) {
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) levelWords[(level * kWords + w) * lanes] = words[w];
+      } else {
+        unsigned* const at = deep + size_t(level - kSharedLevels) * kWords * slots;
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) at[size_t(w) * slots] = words[w];
+      }
+    };
+    const auto loadLevel = [&](int level) {
+      unsigned words[kWords];
+      if (level < kSharedLevels) {
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) words[w] = levelWords[(level * kWords + w) * lanes];
+      } else {
+        const unsigned* const at = deep + size_t(level - kSharedLevels) * kWords * slots;
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) words[w] = at[size_t(w) * slots];
+      }
+      BodyBlock p;
+      memcpy(&p, words, sizeof(BodyBlock));
+      return p;
+    };
+    tile.finish(item, sumPartsOneLane(tile, item, storeLevel, loadLevel));
+  }
+#endif
+
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int world) const {
+    const int stride = worlds.numWorlds + 1;
+    const bool rows = contactDuals.contacts.rows != nullptr;
+    // Contacts never cross worlds and the rows are grouped by their lower shape.
+    const int rowBegin = rows ? shapeRowOffsets[worlds.shapeBegin[world]] : 0;
+    const int rowEnd = rows ? shapeRowOffsets[worlds.shapeBegin[world + 1]] : 0;
+    const int jointBegin = worlds.jointBegin[world], jointEnd = worlds.jointBegin[world + 1];
+    for (int it = 0; it < iterations; ++it) {
+      SolveRigidBodyTile tile = solve;
+      tile.poses.previous = iterates[it % 2];
+      tile.poses.updated = iterates[(it + 1) % 2];
+      tile.chebyshevOmega = omegas[it];
+      tile.largestStep = largestSteps ? largestSteps + 2 * it : nullptr;
+      for (int c = 0; c < worlds.numColors; ++c) {
+        tile.poses.color = c;
+        const int end = worlds.colorOffsets[c * stride + world + 1];
+        for (int i = worlds.colorOffsets[c * stride + world] + g.rank(); i < end; i += g.size())
+          solveBody(g, tile, world, i);
+        g.sync();  // the next color reads this one's poses
+      }
+      UpdateDualsBodyBodyContacts contact = contactDuals;
+      contact.poses = tile.poses.updated;
+      if (rows)
+        for (int r = rowBegin + g.rank(); r < rowEnd; r += g.size()) contact(r);
+      UpdateDualsJoint joint = jointDuals;
+      joint.poses = tile.poses.updated;
+      for (int j = jointBegin + g.rank(); j < jointEnd; j += g.size()) joint(j);
+      g.sync();  // the next iteration solves with the new multipliers
+    }
   }
 };
 

@@ -257,6 +257,43 @@ void validateFilteredPairs(const RigidDesc& desc) {
   }
 }
 
+/// The world ranges of a combined model (RigidDesc::worldBodyOffsets, worldJointOffsets): both
+/// or neither, one entry per world and one more, ascending from 0 to the body and joint counts,
+/// every joint and every shape's body inside its world's bodies.
+void validateWorldRanges(const RigidDesc& desc) {
+  const std::vector<int>& bodies = desc.worldBodyOffsets;
+  const std::vector<int>& joints = desc.worldJointOffsets;
+  if (bodies.empty() && joints.empty()) return;
+  const int worlds = int(bodies.size()) - 1;
+  const auto fail = [](const std::string& why) {
+    throw Error("the model's world ranges (worldBodyOffsets, worldJointOffsets) " + why);
+  };
+  if (worlds < 1 || joints.size() != bodies.size())
+    fail("must both have one entry per world and one more");
+  for (const std::vector<int>* range : {&bodies, &joints}) {
+    if (range->front() != 0 || !std::is_sorted(range->begin(), range->end()))
+      fail("must ascend from 0");
+  }
+  if (bodies.back() != desc.numBodies() || joints.back() != desc.numJoints())
+    fail("must end at the body and joint counts");
+  const auto worldOf = [&](int body) {
+    return int(std::upper_bound(bodies.begin(), bodies.end(), body) - bodies.begin()) - 1;
+  };
+  for (int k = 0; k < worlds; ++k)
+    for (int j = joints[size_t(k)]; j < joints[size_t(k) + 1]; ++j) {
+      const JointDesc& d = desc.joints[size_t(j)];
+      if (worldOf(d.child) != k || (d.parent >= 0 && worldOf(d.parent) != k))
+        fail("put joint " + std::to_string(j) + " in world " + std::to_string(k) +
+             " but not both of its bodies");
+    }
+  for (int s = 0; s < desc.numShapes(); ++s) {
+    const RigidShapeDesc& shape = desc.shapes[size_t(s)];
+    if (shape.world >= worlds || (shape.body >= 0 && worldOf(shape.body) != shape.world))
+      fail("do not hold shape " + std::to_string(s) + "'s body in its world " +
+           std::to_string(shape.world));
+  }
+}
+
 /// (min, max) of a pair.
 std::pair<int, int> ordered(int a, int b) {
   return {std::min(a, b), std::max(a, b)};
@@ -575,6 +612,7 @@ void validateRigidDesc(const RigidDesc& desc) {
   validateShapes(desc);
   validateJoints(desc, {});
   validateFilteredPairs(desc);
+  validateWorldRanges(desc);
 }
 
 RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& spacing,
@@ -652,6 +690,8 @@ RigidDesc combineWorlds(std::span<const RigidDesc* const> worlds, const Vec3& sp
       out.jointOffsets.push_back(int(out.bodyJoints.size()));
     }
   }
+  out.worldBodyOffsets = bodyBegin;
+  out.worldJointOffsets = jointBegin;
   validateRigidDesc(out);
   return out;
 }

@@ -77,6 +77,10 @@ struct RigidDesc {
   std::vector<int> jointOffsets;      // (numBodies + 1) into bodyJoints
   std::vector<int> bodyJoints;        // joints touching each body, in joint order
 
+  // Set by combineWorlds (solver/cable_builder.h): where world k's bodies and joints begin
+  // ((numWorlds + 1) entries each, like its shapes' `world`); empty: one world.
+  std::vector<int> worldBodyOffsets, worldJointOffsets;
+
   int numBodies() const { return int(bodies.size()); }
   int numShapes() const { return int(shapes.size()); }
   int numJoints() const { return int(joints.size()); }

@@ -197,6 +197,46 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
                 std::to_string(kMaxTileParts - 1 - SolveRigidBodyTile::kContactParts));
   if (hColor.empty()) hColor.push_back(0);
   bodyColor = DeviceBuffer<int>(device, hColor);
+  uploadWorldRanges(device, desc);
+}
+
+void RigidModel::uploadWorldRanges(const Device& device, const RigidDesc& desc) {
+  std::vector<int> bodyBegin = desc.worldBodyOffsets, jointBegin = desc.worldJointOffsets;
+  if (bodyBegin.empty()) {
+    if (numWorlds > 1) return;  // several worlds, but not where their bodies are
+    bodyBegin = {0, numBodies};
+    jointBegin = {0, numJoints};
+  }
+  const int worlds = int(bodyBegin.size()) - 1;
+  std::vector<int> shapeBegin(size_t(worlds) + 1);
+  for (int k = 0, shape = 0; k <= worlds; ++k) {  // the shapes come in ascending order of world
+    while (shape < numShapes && desc.shapes[size_t(shape)].world < k) ++shape;
+    shapeBegin[size_t(k)] = shape;
+  }
+  const auto worldOf = [&](int body) {
+    return int(std::upper_bound(bodyBegin.begin(), bodyBegin.end(), body) - bodyBegin.begin()) - 1;
+  };
+  // Color c must list its bodies world by world; world k's slice starts at its first body of a
+  // world k or later.
+  std::vector<int> colorBegin;
+  for (int c = 0; c < numColors; ++c) {
+    const auto first = desc.bodiesByColor.begin() + colorOffsets[size_t(c)];
+    const auto last = desc.bodiesByColor.begin() + colorOffsets[size_t(c) + 1];
+    if (!std::is_sorted(first, last, [&](int a, int b) { return worldOf(a) < worldOf(b); })) return;
+    for (int k = 0; k <= worlds; ++k) {
+      colorBegin.push_back(
+          int(std::partition_point(first, last, [&](int body) { return worldOf(body) < k; }) -
+              desc.bodiesByColor.begin()));
+      if (k > 0)
+        largestWorldColor =
+            std::max(largestWorldColor, colorBegin.end()[-1] - colorBegin.end()[-2]);
+    }
+  }
+  if (colorBegin.empty()) colorBegin.push_back(0);
+  worldColorOffsets = DeviceBuffer<int>(device, colorBegin);
+  worldJointBegin = DeviceBuffer<int>(device, jointBegin);
+  worldShapeBegin = DeviceBuffer<int>(device, shapeBegin);
+  worldRanges = worlds;
 }
 
 RigidBodiesDevice RigidModel::bodiesView() const {
@@ -217,6 +257,16 @@ RigidShapesView RigidModel::shapesView() const {
           shapeMargin.data(),
           shapeGap.data(),
           shapeWorld.empty() ? nullptr : shapeWorld.data()};
+}
+
+RigidWorldsDevice RigidModel::worldsView() const {
+  if (worldRanges == 0)
+    throw Error(
+        "this model's worlds are not ranges of bodies (a batch built without combineWorlds, "
+        "or a color that does not list its bodies world by world): its iterations cannot run "
+        "per world");
+  return {worldColorOffsets.data(), worldJointBegin.data(), worldShapeBegin.data(), worldRanges,
+          numColors};
 }
 
 RigidState::RigidState(const Device& device, const RigidDesc& desc) {

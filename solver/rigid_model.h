@@ -38,6 +38,18 @@ enum class OneLaneLevels {
           // four parts (inertia, joints, contact runs), whose tree never reaches a deep level
 };
 
+/// How a substep's iterations are launched (docs/PERFORMANCE.md, "A substep's iterations per
+/// world"). The bits are the same either way, on both backends (cable_worlds_test).
+enum class IterationLaunches {
+  Auto,      // PerWorld on CUDA for batches of small worlds (at most 32 bodies of a color
+             // each) from 128 worlds up to two waves of the GPU (SolverAVBD::choosesWorldLaunch);
+             // PerColor otherwise
+  PerColor,  // a launch per color and iteration (solve_rigid_body_tile), the dual step per
+             // iteration in a launch of its own or folded into the next one
+  PerWorld,  // one launch for all iterations, a group of lanes per world
+             // (solve_rigid_world_iterations)
+};
+
 /// Settings of the rigid AVBD solver (rigid_avbd_spec §2; compliant ALM only).
 struct RigidSolverOptions {
   int iterations = 5;                // Gauss–Seidel sweeps over the body colors per substep
@@ -78,7 +90,8 @@ struct RigidSolverOptions {
   bool recordConvergence = false;    // record every iteration's largest body step (the
                                      // block-Newton increments |Δx|, |Δθ|; RigidPart's
                                      // convergence report): an atomic per body and color
-  OneLaneLevels oneLaneLevels = OneLaneLevels::Auto;  // see OneLaneLevels
+  OneLaneLevels oneLaneLevels = OneLaneLevels::Auto;              // see OneLaneLevels
+  IterationLaunches iterationLaunches = IterationLaunches::Auto;  // see IterationLaunches
   int rowSlotItems = 1 << 19;  // begin_rigid_step and update_rigid_duals serve the contact-row
                                // slots (the row capacity) with at least this many threads, each
                                // taking every n-th slot (kernels/avbd.cuh rowSlotStride), so that
@@ -132,9 +145,23 @@ class RigidModel {
   std::vector<int> colorOffsets;  // (numColors + 1)
   int maxJointsPerBody = 0;       // the largest body → joint list
 
+  // Worlds as ranges (RigidWorldsDevice, for solve_rigid_world_iterations): world w's bodies of
+  // each color, its joints and its shapes. Empty when a model of several worlds does not say
+  // where their bodies are (RigidDesc::worldBodyOffsets) or a color does not list them world by
+  // world; worldsView() then throws.
+  DeviceBuffer<int> worldColorOffsets;  // (numColors × (worldRanges + 1))
+  DeviceBuffer<int> worldJointBegin;    // (worldRanges + 1)
+  DeviceBuffer<int> worldShapeBegin;    // (worldRanges + 1)
+  int worldRanges = 0;                  // worlds the arrays above describe (0: none)
+  int largestWorldColor = 0;            // the most bodies of one color in one world
+
   RigidBodiesDevice bodiesView() const;
   RigidJointsDevice jointsView() const;
   RigidShapesView shapesView() const;
+  RigidWorldsDevice worldsView() const;
+
+ private:
+  void uploadWorldRanges(const Device& device, const RigidDesc& desc);
 };
 
 /// The previous detection, which the next one is matched against (the contact history and the

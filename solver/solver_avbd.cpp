@@ -21,6 +21,16 @@ void launchServingRowSlots(const Device& device, int n, const K& k) {
     launch(device, n, k);
 }
 
+/// The Chebyshev weight of iteration `iteration` (0-based) for the spectral-radius estimate rho
+/// (Wang 2015, as the VBD paper uses it): 1 for the first, 2/(2 − ρ²) for the second, then
+/// ω_k = 4/(4 − ρ²·ω_(k−1)); 1 throughout when rho is 0.
+float chebyshevOmega(float rho, int iteration) {
+  if (!(rho > 0.0f) || iteration < 1) return 1.0f;
+  float omega = 2.0f / (2.0f - rho * rho);
+  for (int k = 2; k <= iteration; ++k) omega = 4.0f / (4.0f - rho * rho * omega);
+  return omega;
+}
+
 }  // namespace
 
 SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
@@ -28,13 +38,69 @@ SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
     : device_(device), model_(model), options_(options), dt_(dtSeconds) {
   options_.validate();
   if (!(dtSeconds > 0.0)) throw Error("the substep length must be positive");
+  perWorld_ = choosesWorldLaunch();
+  if (perWorld_) {
+    worlds_ = model_.worldsView();
+    std::vector<float> omegas(size_t(options_.iterations));
+    for (int it = 0; it < options_.iterations; ++it)
+      omegas[size_t(it)] = chebyshevOmega(options_.chebyshevRho, it);
+    omegas_ = DeviceBuffer<float>(device_, omegas);
+    // The deep tree levels of every lane of the widest groups (32 lanes a world).
+    const size_t words = oneLaneSpillWords(
+        1 + model_.maxJointsPerBody + SolveRigidBodyTile::kContactParts, model_.worldRanges * 32,
+        sizeof(BodyBlock) / sizeof(unsigned), SolveRigidWorldIterations::kSharedLevels);
+    if (device_.isCuda() && words > 0) worldSpill_ = DeviceBuffer<unsigned>(device_, words);
+  }
+}
+
+int SolverAVBD::residentWorldGroups() const {
+#if defined(__CUDACC__)
+  if (!device_.isCuda()) return 0;
+  const int lanes = device_.launchPolicy().size(KernelId::solve_rigid_world_iterations);
+  int blocks = 0;
+  detail::dispatchSize<1, 2, 4, 8, 16, 32>(lanes, "lanes per item", [&](auto g) {
+    constexpr auto entry =
+        detail::entryOf<detail::GroupsBody<decltype(g)::value>, SolveRigidWorldIterations>();
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks, entry, kGroupBlockThreads,
+            detail::groupSharedBytes<SolveRigidWorldIterations>()) != cudaSuccess) {
+      cudaGetLastError();
+      blocks = 0;
+    }
+  });
+  return blocks * device_.gpu().identity.smCount * (kGroupBlockThreads / lanes);
+#else
+  return 0;
+#endif
+}
+
+bool SolverAVBD::choosesWorldLaunch() const {
+  switch (options_.iterationLaunches) {
+    case IterationLaunches::PerColor:
+      return false;
+    case IterationLaunches::PerWorld:
+      return true;
+    case IterationLaunches::Auto:
+      break;
+  }
+  // A world's colors must fit a warp's lanes (a body a lane; larger worlds leave most lanes of
+  // the per-color tiles' work to one lane each), the batch must be large enough that the GPU
+  // has more worlds than a per-color launch has waves to hide, and at most two waves of the GPU:
+  // beyond that the tuned per-color launches keep more warps busy (measured on the H100,
+  // docs/PERFORMANCE.md, "A substep's iterations per world").
+  if (!device_.isCuda() || model_.worldRanges == 0 || model_.largestWorldColor > 32) return false;
+  return model_.worldRanges >= kWorldLaunchLeastWorlds &&
+         model_.worldRanges <= 2 * residentWorldGroups();
 }
 
 void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
   const bool fresh = scratch.detector && substepInFrame % options_.collideInterval == 0;
   if (fresh) detect(state, scratch, substepInFrame == 0);
   beginStep(state, scratch, fresh);
-  for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch, it, substepInFrame);
+  if (perWorld_)
+    iterateWorlds(state, scratch, substepInFrame);
+  else
+    for (int it = 0; it < options_.iterations; ++it) iterate(state, scratch, it, substepInFrame);
   finishStep(state, scratch);
   if (scratch.detector && matching() && (substepInFrame + 1) % options_.collideInterval == 0)
     saveDetection(state, scratch);
@@ -116,27 +182,40 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
   launchServingRowSlots(device_, std::max({k.rowStride, k.numBodies, k.numJoints}), k);
 }
 
+template <class K>
+K SolverAVBD::bodySolve(RigidState& state, RigidScratch& scratch, const int* colorBodies,
+                        const IteratePoses& poses, int count, const FoldedDuals& duals,
+                        float* largestStep) const {
+  const RigidContactDetector* detector = scratch.detector.get();
+  K kernel{model_.bodiesView(),
+           model_.jointsView(),
+           detector ? detector->view() : RigidContactsView{},
+           detector ? scratch.contactState.data() : nullptr,
+           colorBodies,
+           poses,
+           state.startPoses.data(),
+           scratch.inertialPoses.in(),
+           scratch.jointTerms.in(),
+           state.jointLambda.in(),
+           model_.maxJointsPerBody,
+           float(dt_),
+           options_.frictionEpsilon,
+           options_.contactAlpha,
+           count,
+           duals,
+           largestStep};
+  if (detector) kernel.contactEnds = scratch.contactEnds.data();
+  if constexpr (K::kOneLaneSharedLevels > 0)
+    kernel.oneLaneSpill = {scratch.oneLaneSpill.data(), scratch.oneLaneSpill.size()};
+  return kernel;
+}
+
 Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, int iteration) {
   return iteration % 2 == 0 ? state.poses.data() : scratch.iteratePoses.data();
 }
 
-namespace {
-
-/// The Chebyshev weight of iteration `iteration` (0-based) for the spectral-radius estimate rho
-/// (Wang 2015, as the VBD paper uses it): 1 for the first, 2/(2 − ρ²) for the second, then
-/// ω_k = 4/(4 − ρ²·ω_(k−1)); 1 throughout when rho is 0.
-float chebyshevOmega(float rho, int iteration) {
-  if (!(rho > 0.0f) || iteration < 1) return 1.0f;
-  float omega = 2.0f / (2.0f - rho * rho);
-  for (int k = 2; k <= iteration; ++k) omega = 4.0f / (4.0f - rho * rho * omega);
-  return omega;
-}
-
-}  // namespace
-
 void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration,
                          int substepInFrame) const {
-  const float h = float(dt_);
   const RigidBodiesDevice bodies = model_.bodiesView();
   const RigidJointsDevice joints = model_.jointsView();
   const RigidContactDetector* detector = scratch.detector.get();
@@ -172,27 +251,10 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
     const int first = model_.colorOffsets[size_t(c)];
     const int count = model_.colorOffsets[size_t(c) + 1] - first;
     const auto solve = [&](auto kernel) {
-      kernel = {bodies,
-                joints,
-                detector ? detector->view() : RigidContactsView{},
-                detector ? scratch.contactState.data() : nullptr,
-                model_.colorBodies.data() + first,
-                IteratePoses{previous, updated, model_.bodyColor.data(), c},
-                state.startPoses.data(),
-                scratch.inertialPoses.in(),
-                scratch.jointTerms.in(),
-                state.jointLambda.in(),
-                model_.maxJointsPerBody,
-                h,
-                options_.frictionEpsilon,
-                options_.contactAlpha,
-                count,
-                duals,
-                largestStep};
+      kernel = bodySolve<decltype(kernel)>(
+          state, scratch, model_.colorBodies.data() + first,
+          IteratePoses{previous, updated, model_.bodyColor.data(), c}, count, duals, largestStep);
       kernel.chebyshevOmega = chebyshevOmega(options_.chebyshevRho, iteration);
-      if (detector) kernel.contactEnds = scratch.contactEnds.data();
-      if constexpr (decltype(kernel)::kOneLaneSharedLevels > 0)
-        kernel.oneLaneSpill = {scratch.oneLaneSpill.data(), scratch.oneLaneSpill.size()};
       launchTile(device_, kernel.items(), kernel);
     };
     if (folding && c == 0) {
@@ -228,6 +290,33 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   k.rowStride = rowSlotStride(k.rowSlots, k.numJoints, options_.rowSlotItems);
   const int n = std::max(k.rowStride, k.numJoints);
   if (n > 0) launchServingRowSlots(device_, n, k);
+}
+
+void SolverAVBD::iterateWorlds(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
+  const RigidContactDetector* detector = scratch.detector.get();
+  SolveRigidWorldIterations k{};
+  // The multipliers are updated in place after every iteration (update_rigid_duals' path).
+  k.solve = bodySolve<SolveRigidBodyTile>(
+      state, scratch, model_.colorBodies.data(),
+      IteratePoses{nullptr, nullptr, model_.bodyColor.data(), 0}, 0, FoldedDuals{}, nullptr);
+  k.worlds = worlds_;
+  k.iterates[0] = iterateInput(state, scratch, 0);
+  k.iterates[1] = iterateInput(state, scratch, 1);
+  k.omegas = omegas_.data();
+  k.iterations = options_.iterations;
+  const size_t slot = 2 * size_t(substepInFrame) * size_t(options_.iterations);
+  if (slot + 2 * size_t(options_.iterations) <= scratch.iterationSteps.size())
+    k.largestSteps = scratch.iterationSteps.data() + slot;
+  if (detector) {
+    k.contactDuals = UpdateDualsBodyBodyContacts{
+        model_.bodiesView(),         detector->view(),      nullptr, state.startPoses.data(),
+        scratch.contactState.data(), options_.contactAlpha, nullptr};
+    k.shapeRowOffsets = detector->shapeRowOffsets();
+  }
+  k.jointDuals = UpdateDualsJoint{model_.jointsView(), nullptr, scratch.jointTerms.in(),
+                                  state.jointLambda.out(), WordMajorIn<RodMultipliers>{}};
+  k.spill = worldSpill_.empty() ? nullptr : worldSpill_.data();
+  launchGroup(device_, worlds_.numWorlds, k);
 }
 
 void SolverAVBD::finishStep(RigidState& state, RigidScratch& scratch) const {

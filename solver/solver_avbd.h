@@ -18,14 +18,18 @@
 //     update_rigid_duals     contact and joint duals (Jacobi, after all colors); folded: only
 //                            after the last iteration
 //     (recordConvergence: every body's step raises the iteration's largest |Δx| and |Δθ|)
+//   or, for batches of small worlds (IterationLaunches; Auto decides at construction):
+//   solve_rigid_world_iterations  all iterations in one launch, a warp's lanes per world: its
+//                            bodies of each color, a lane each, then its duals, with a barrier
+//                            of the world's lanes between (the same bits)
 //   finish_rigid_step        BDF1 velocities, start pose of the next step, counter, Dahl state
 //   [save the detection]     rows, midpoints and λ for the next detection's matching
 //
 // The launches are the reference's kernels fused where they touch disjoint data (kernels/avbd.cuh
 // says which and why that is race-free); 2 + iterations·(colors + 1) launches per substep plus
-// detection, 3 + iterations·colors with the duals folded. Nothing here allocates or reads back, so
-// a frame of substeps can be captured as one CUDA graph (Simulation does). Every launch takes
-// its block size from the launch table.
+// detection, 3 + iterations·colors with the duals folded, 3 with the iterations per world. Nothing
+// here allocates or reads back, so a frame of substeps can be captured as one CUDA graph
+// (Simulation does). Every launch takes its block size from the launch table.
 #pragma once
 
 #include "kernels/runtime/device.h"
@@ -43,12 +47,25 @@ class SolverAVBD {
   void step(RigidState& state, RigidScratch& scratch, int substepInFrame) const;
 
   double dtSeconds() const { return dt_; }
+  /// Whether the iterations run as one launch per world (RigidSolverOptions::iterationLaunches,
+  /// Auto decided here at construction).
+  bool iteratesPerWorld() const { return perWorld_; }
+  /// Auto takes the launch per world from this many worlds on (docs/PERFORMANCE.md).
+  static constexpr int kWorldLaunchLeastWorlds = 128;
   const RigidSolverOptions& options() const { return options_; }
 
  private:
   void detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const;
   void beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const;
   void iterate(RigidState& state, RigidScratch& scratch, int iteration, int substepInFrame) const;
+  /// All iterations in one launch, a group of lanes per world
+  /// (IterationLaunches::PerWorld).
+  void iterateWorlds(RigidState& state, RigidScratch& scratch, int substepInFrame) const;
+  /// The body solve's arguments shared by its launches (K: a SolveRigidBodyTileT).
+  template <class K>
+  K bodySolve(RigidState& state, RigidScratch& scratch, const int* colorBodies,
+              const IteratePoses& poses, int count, const FoldedDuals& duals,
+              float* largestStep) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;
   void saveDetection(RigidState& state, const RigidScratch& scratch) const;
   /// The pose buffer iteration `iteration` starts from (the state's poses for even ones).
@@ -59,6 +76,14 @@ class SolverAVBD {
   const RigidModel& model_;
   RigidSolverOptions options_;
   double dt_;
+  bool choosesWorldLaunch() const;
+  /// Groups of solve_rigid_world_iterations the GPU holds at once at the table's lanes (0: CPU).
+  int residentWorldGroups() const;
+
+  bool perWorld_ = false;              // iterateWorlds instead of iterate
+  RigidWorldsDevice worlds_{};         // perWorld_: the model's worlds as ranges
+  DeviceBuffer<float> omegas_;         // perWorld_: (iterations) each iteration's Chebyshev weight
+  DeviceBuffer<unsigned> worldSpill_;  // perWorld_ on CUDA: the deep tree levels of every lane
 };
 
 }  // namespace weft

@@ -233,6 +233,13 @@ void bindTypes(nb::module_& m) {
       .value("AUTO", OneLaneLevels::Auto)
       .value("THREE", OneLaneLevels::Three)
       .value("TWO", OneLaneLevels::Two);
+  nb::enum_<IterationLaunches>(m, "IterationLaunches",
+                               "How a substep's iterations are launched: a launch per color and "
+                               "iteration, or one per substep with a warp's lanes per world "
+                               "(solver/rigid_model.h); the same bits either way.")
+      .value("AUTO", IterationLaunches::Auto)
+      .value("PER_COLOR", IterationLaunches::PerColor)
+      .value("PER_WORLD", IterationLaunches::PerWorld);
   using RO = RigidSolverOptions;
   dataClass(nb::class_<RO>(m, "RigidSolverOptions",
                            "Cable (AVBD) solver settings (solver/rigid_model.h).")
@@ -255,6 +262,7 @@ void bindTypes(nb::module_& m) {
                 .def_rw("chebyshev_rho", &RO::chebyshevRho)
                 .def_rw("record_convergence", &RO::recordConvergence)
                 .def_rw("one_lane_levels", &RO::oneLaneLevels)
+                .def_rw("iteration_launches", &RO::iterationLaunches)
                 .def_rw("row_slot_items", &RO::rowSlotItems)
                 .def("validate", &RO::validate, "Raises weft.Error naming the first bad field."));
 

@@ -33,6 +33,7 @@
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/kernel_ids.h"
+#include "kernels/runtime/one_lane_tree.h"
 
 namespace weft::detail {
 
@@ -146,18 +147,15 @@ struct TilesBody {
     const int item = int(blockIdx.x) * tilesPerBlock + tileInBlock;
     if (item >= count) return;  // the whole tile leaves together (its own barrier below)
     if constexpr (kTile == 1) {
-      // One lane: the same tree, leaf by leaf. The tree pairs slot s with s + stride for stride =
-      // width/2 … 1, which is the tree of adjacent pairs over the slots in bit-reversed order;
-      // taking the leaves in that order, a binary counter of partial sums (one per level) adds
-      // each pair as soon as both halves exist, so log2(width) partial sums wait instead of width
-      // slots (the root is never stored). The levels are indexed at run time, so they cannot be
-      // registers; they live in shared memory (tileLayout: log2(slotsPerTile) per tile), word w of
-      // level l of tile t at [(l · words + w) · tiles + t], so a warp's lanes touch 32 consecutive
-      // words. In a local array instead, 4096 y_junction worlds stored 211 MB a launch to local
-      // memory that L2 evicted to DRAM (docs/PERFORMANCE.md, "The one-lane tile's levels").
-      // A kernel that lends global memory (OneLaneSpill) keeps only its first
-      // kOneLaneSharedLevelsOf<K> levels here and the deeper ones there, word-major over the
-      // items; an item of at most 2^kOneLaneSharedLevelsOf<K> parts never reaches them.
+      // One lane: the same tree, leaf by leaf, with a partial sum per level (sumPartsOneLane,
+      // one_lane_tree.h). The levels are indexed at run time, so they cannot be registers; they
+      // live in shared memory (tileLayout: log2(slotsPerTile) per tile), word w of level l of tile
+      // t at [(l · words + w) · tiles + t], so a warp's lanes touch 32 consecutive words. In a
+      // local array instead, 4096 y_junction worlds stored 211 MB a launch to local memory that L2
+      // evicted to DRAM (docs/PERFORMANCE.md, "The one-lane tile's levels"). A kernel that lends
+      // global memory (OneLaneSpill) keeps only its first kOneLaneSharedLevelsOf<K> levels here and
+      // the deeper ones there, word-major over the items; an item of at most
+      // 2^kOneLaneSharedLevelsOf<K> parts never reaches them.
       static_assert(std::is_trivially_copyable_v<Part> && sizeof(Part) % sizeof(unsigned) == 0);
       constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
       const OneLaneSpill spill = oneLaneSpillOf(kernel, slotsPerTile, count);
@@ -197,23 +195,7 @@ struct TilesBody {
         memcpy(&p, words, sizeof(Part));
         return p;
       };
-      const int parts = kernel.partCount(item);
-      int bits = 0;
-      while ((1 << bits) < parts) ++bits;
-      Part sum{};
-      for (int i = 0; i < (1 << bits); ++i) {
-        int s = 0;  // i with its `bits` low bits reversed
-        for (int b = 0; b < bits; ++b) s |= ((i >> b) & 1) << (bits - 1 - b);
-        sum = s < parts ? kernel.part(item, s) : Part{};
-        int level = 0;
-        for (; (i >> level) & 1; ++level) {
-          Part left = loadLevel(level);
-          left += sum;
-          sum = left;
-        }
-        if (i + 1 < (1 << bits)) storeLevel(level, sum);  // the last sum is the root
-      }
-      kernel.finish(item, parts > 0 ? sum : Part{});
+      kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel));
       return;
     }
     Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
@@ -289,6 +271,8 @@ template <class Body, class K>
 constexpr int entryRegisterCap() {
   if constexpr (std::is_same_v<Body, TilesBody<1>> && requires { K::kOneLaneMaxRegisters; })
     return K::kOneLaneMaxRegisters;  // 0: none
+  else if constexpr (requires { K::kMaxRegisters; })
+    return K::kMaxRegisters;  // 0: none
   else
     return 0;
 }

@@ -270,6 +270,11 @@ TEST_F(BadInput, SceneOptionsAreCheckedBeforeBuilding) {
                  {"--chebyshev-rho"});
   expectRejected({"run", "cloth_hanging", "--device", "cpu", "--chebyshev-rho", "0.5"},
                  {"--chebyshev-rho is for cable scenes", "cloth_hanging is a cloth scene"});
+  // How the iterations are launched: cable scenes only, one of three words.
+  expectRejected({"run", "cable_twist", "--device", "cpu", "--iteration-launches", "per-body"},
+                 {"--iteration-launches"});
+  expectRejected({"run", "cloth_hanging", "--device", "cpu", "--iteration-launches", "per-world"},
+                 {"--iteration-launches is for cable scenes", "cloth_hanging is a cloth scene"});
   // The list reuse slack: cloth self-contact scenes only, never negative.
   expectRejected({"run", "cloth_hanging", "--device", "cpu", "--iterations", "0"},
                  {"--iterations"});

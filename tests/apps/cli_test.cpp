@@ -301,6 +301,25 @@ TEST_F(CliTest, RunCableSceneWritesBodyPosesAndSummary) {
   EXPECT_THAT(usda, HasSubstr("timeSamples"));
 }
 
+// The iterations launched per world give the bits of the launches per color, and the run says
+// which it took.
+TEST_F(CliTest, RunIterationLaunchesPerWorldOrPerColorGiveTheSameWorlds) {
+  std::vector<nlohmann::json> summaries;
+  for (const std::string mode : {"per-color", "per-world"}) {
+    const CliResult r =
+        cli({"run", "cable_y_junction", "--device", "cpu", "--frames", "3", "--worlds", "2",
+             "--iteration-launches", mode, "--format", "none", "--summary", path(mode + ".json")});
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(r.out.find("each world's iterations in one launch") != std::string::npos,
+              mode == "per-world")
+        << r.out;
+    summaries.push_back(nlohmann::json::parse(readFile(path(mode + ".json"))));
+    EXPECT_EQ(summaries.back()["iteration_launches"], mode);
+  }
+  EXPECT_EQ(summaries[0]["world_state_hashes"], summaries[1]["world_state_hashes"]);
+  EXPECT_EQ(summaries[0]["world_state_hashes"].size(), 2u);
+}
+
 TEST_F(CliTest, RunManyWorldsJudgesEachWorldAndCountsThem) {
   const CliResult r = cli({"run", "cable_cantilever", "--device", "cpu", "--frames", "150",
                            "--worlds", "3", "--scene-option", "shear=1e4,1e4,1e5", "--format",

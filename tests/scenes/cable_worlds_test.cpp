@@ -24,8 +24,10 @@ struct Run {
   std::vector<Vec3> linear, angular;
 };
 
-Run simulate(const Device& device, const Scene& scene, const RigidDesc& desc, int frames) {
-  Simulation sim(device, desc, scene.rigid.solver, 1.0 / scene.fps, scene.substeps);
+Run simulate(const Device& device, const Scene& scene, const RigidDesc& desc, int frames,
+             const RigidSolverOptions* options = nullptr) {
+  Simulation sim(device, desc, options ? *options : scene.rigid.solver, 1.0 / scene.fps,
+                 scene.substeps);
   for (int f = 0; f < frames; ++f) sim.advanceFrame();
   return {sim.rigid().poses(), sim.rigid().linearVelocities(), sim.rigid().angularVelocities()};
 }
@@ -112,6 +114,102 @@ TEST(CableWorlds, CudaBatchOnOneLaneTilesMatchesTheSceneAloneOnWideTiles) {
   expectOneLaneBatchRunsAsWideAlone(*gpu, "cable_twist", 4, 24);
   expectOneLaneBatchRunsAsWideAlone(*gpu, "cable_pile", 2, 30);
   expectOneLaneBatchRunsAsWideAlone(*gpu, "cable_y_junction", 4, 20);
+}
+
+// A substep's iterations per world (IterationLaunches::PerWorld: one launch, a group of lanes
+// per world) against the launches per color and iteration: world k of a batch solved per
+// world is the scene alone solved per color, bit for bit, for `lanes` lanes a world (0: the
+// table's). The per-world kernel inlines the one-lane tile's own tree and calls the same body
+// solve and dual step, so it must agree by construction; this checks that it does.
+void expectWorldIterationsRunAsColors(Device& device, const std::string& name, int worlds,
+                                      int frames, int lanes = 0, const SceneOptions& options = {}) {
+  SCOPED_TRACE(name + ", " + std::to_string(worlds) + " worlds, iterations per world on " +
+               std::to_string(lanes) + " lanes");
+  const Scene& scene = findScene(name);
+  const RigidDesc desc = scene.rigid.build(options);
+  RigidSolverOptions colors = scene.rigid.solver, perWorld = scene.rigid.solver;
+  colors.iterationLaunches = IterationLaunches::PerColor;
+  perWorld.iterationLaunches = IterationLaunches::PerWorld;
+  const Run alone = simulate(device, scene, desc, frames, &colors);
+  LaunchPolicy policy;
+  if (lanes > 0) policy.setOverride(KernelId::solve_rigid_world_iterations, lanes);
+  device.setLaunchPolicy(policy);
+  const Run together = simulate(device, scene, replicateWorlds(desc, worlds), frames, &perWorld);
+  device.setLaunchPolicy(LaunchPolicy{});
+  expectEveryWorldIsAlone(together, alone, worlds);
+}
+
+TEST(CableWorlds, IterationsPerWorldAreTheLaunchesPerColor) {
+  auto cpu = test::openCpu();
+  expectWorldIterationsRunAsColors(*cpu, "cable_y_junction", 3, 6);
+  expectWorldIterationsRunAsColors(*cpu, "cable_twist", 2, 4);
+  expectWorldIterationsRunAsColors(*cpu, "cable_bundle_hysteresis", 2, 4);
+  SceneOptions smallPile;
+  smallPile.values["layers"] = "1";
+  expectWorldIterationsRunAsColors(*cpu, "cable_pile", 2, 4, 0, smallPile);
+}
+
+TEST(CableWorlds, CudaIterationsPerWorldAreTheLaunchesPerColorForEveryGroupSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  for (int lanes : kGroupSizes)
+    expectWorldIterationsRunAsColors(*gpu, "cable_y_junction", 3, 6, lanes);
+  expectWorldIterationsRunAsColors(*gpu, "cable_twist", 4, 24);
+  expectWorldIterationsRunAsColors(*gpu, "cable_twist", 2, 6, 8);
+  expectWorldIterationsRunAsColors(*gpu, "cable_y_junction", 4, 20);
+  expectWorldIterationsRunAsColors(*gpu, "cable_bundle_hysteresis", 2, 10);
+  expectWorldIterationsRunAsColors(*gpu, "cable_pile", 2, 30);  // the default pile
+}
+
+bool autoLaunchesPerWorld(const Device& device, const std::string& name, int worlds) {
+  const Scene& scene = findScene(name);
+  RigidSolverOptions options = scene.rigid.solver;
+  options.iterationLaunches = IterationLaunches::Auto;
+  const Simulation sim(device, replicateWorlds(scene.rigid.build({}), worlds), options,
+                       1.0 / scene.fps, scene.substeps);
+  return sim.rigid().solver().iteratesPerWorld();
+}
+
+// Auto takes the launch per world only where the H100 measured it faster (docs/PERFORMANCE.md,
+// "A substep's iterations per world"): on CUDA, batches of worlds with at most 32 bodies of a
+// color from 128 worlds up to two waves of the GPU; never on the CPU.
+TEST(CableWorlds, AutoLaunchesIterationsPerWorldOnlyWhereItWins) {
+  auto cpu = test::openCpu();
+  EXPECT_FALSE(autoLaunchesPerWorld(*cpu, "cable_y_junction", 256));
+}
+
+TEST(CableWorlds, CudaAutoLaunchesIterationsPerWorldOnlyWhereItWins) {
+  WEFT_REQUIRE_CUDA(gpu);
+  EXPECT_TRUE(autoLaunchesPerWorld(*gpu, "cable_y_junction", 256));  // 30 bodies a color
+  EXPECT_TRUE(autoLaunchesPerWorld(*gpu, "cable_y_junction", 1024));
+  EXPECT_FALSE(autoLaunchesPerWorld(*gpu, "cable_y_junction", 16));    // too few worlds
+  EXPECT_FALSE(autoLaunchesPerWorld(*gpu, "cable_y_junction", 8192));  // four waves and more
+  EXPECT_FALSE(autoLaunchesPerWorld(*gpu, "cable_twist", 256));        // 96 bodies a color
+}
+
+// The per-world launch needs each world's bodies as ranges; a model of several worlds that does
+// not say where they are is refused with a reason, not solved wrongly.
+TEST(CableWorlds, IterationsPerWorldNeedTheWorldRanges) {
+  auto cpu = test::openCpu();
+  const Scene& scene = findScene("cable_y_junction");
+  RigidDesc batch = replicateWorlds(scene.rigid.build({}), 2);
+  RigidSolverOptions perWorld = scene.rigid.solver;
+  perWorld.iterationLaunches = IterationLaunches::PerWorld;
+  batch.worldBodyOffsets.clear();
+  batch.worldJointOffsets.clear();
+  EXPECT_THROW(
+      {
+        try {
+          Simulation sim(*cpu, batch, perWorld, 1.0 / scene.fps, scene.substeps);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("cannot run per world"), std::string::npos)
+              << e.what();
+          throw;
+        }
+      },
+      Error);
+  RigidDesc shifted = replicateWorlds(scene.rigid.build({}), 2);
+  shifted.worldBodyOffsets[1] += 1;  // world 1 would start at its second body
+  EXPECT_THROW(validateRigidDesc(shifted), Error);
 }
 
 // begin_rigid_step and update_rigid_duals serve the contact-row slots with a stride where the
