@@ -119,6 +119,7 @@ std::vector<WorldsTiming> timeWorlds(Device& device, const std::string& sceneNam
       std::unique_ptr<SceneRunner> sim = makeSceneRunner(device, scene, options);
       t.elements = sim->elementCount();
       t.size = sim->sizeLabel();
+      t.iteratesPerWorld = sim->iteratesPerWorld();
       for (int f = 0; f < warmFrames; ++f) {
         throwIfInterrupted();
         sim->advanceFrame();

@@ -86,6 +86,7 @@ struct WorldsTiming {
   Spread usPerSubstep;                // frame time / substeps over the timed frames
   double worldSubstepsPerSecond = 0;  // worlds × substeps / median frame time
   int tunedWorlds = 0;                // the table's batch entries used ("scene@W"); 0: none
+  bool iteratesPerWorld = false;      // the cable iterations launched per world
   std::string skipped;                // why this size was not measured ("" = measured)
 };
 

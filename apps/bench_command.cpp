@@ -393,7 +393,9 @@ std::string markdown(const nlohmann::json& all) {
          << (cpu ? "with the host clock (CPU backend)" : "one graph replay with CUDA events")
          << "; µs per substep is the median frame time / substeps, "
             "world-substeps per second is N / that. Launch sizes: the table's batch entries "
-            "(\"scene@W\", `weft tune-launch --worlds W`) of the largest W ≤ N, else one world's. "
+            "(\"scene@W\", `weft tune-launch --worlds W`) of the largest W ≤ N, else one world's; "
+            "\"iterations per world\": the cable solver ran each substep's iterations in one "
+            "launch, a warp's lanes per world (`--iteration-launches`, docs/PERFORMANCE.md). "
             "Reference: Newton 1.8.0 replicated the same way on an H100 (2026-11-23, frame graphs, "
             "10 warm frames, median of 20).\n\n"
             "![world-substeps per second against worlds](benchmarks_worlds.svg)\n\n"
@@ -626,8 +628,10 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
           j["us_per_substep"] = w.usPerSubstep.median;
           j["spread_percent"] = w.usPerSubstep.spreadPercent();
           j["world_substeps_per_s"] = w.worldSubstepsPerSecond;
-          j["launch_sizes"] =
-              w.tunedWorlds > 0 ? batchSceneKey(name, w.tunedWorlds) : std::string("one world's");
+          j["launch_sizes"] = (w.tunedWorlds > 0 ? batchSceneKey(name, w.tunedWorlds)
+                                                 : std::string("one world's")) +
+                              (w.iteratesPerWorld ? "; iterations per world" : "");
+          if (w.iteratesPerWorld) j["iteration_launches"] = "per-world";
           std::snprintf(line, sizeof(line),
                         "  %-16s %7d worlds %18s %12.1f us/substep (±%.0f%%) %14.0f "
                         "world-substeps/s (%s)\n",

@@ -60,6 +60,9 @@ class SimulationRunner final : public SceneRunner {
     return sim_->hasCloth() ? scene_.cloth.solver.iterations : scene_.rigid.solver.iterations;
   }
   int substepsPerFrame() const override { return sim_->substepsPerFrame(); }
+  bool iteratesPerWorld() const override {
+    return sim_->hasRigid() && sim_->rigid().solver().iteratesPerWorld();
+  }
   std::vector<std::string> regrowths() const override { return sim_->regrowths(); }
   void carryCapacitiesInto(Scene& scene) const override {
     if (sim_->hasCloth() && scene.cloth.solver.selfContact.enabled) {

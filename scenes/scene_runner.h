@@ -39,6 +39,9 @@ class SceneRunner {
   virtual int elementCount() const = 0;  // particles or bodies
   virtual int iterations() const = 0;
   virtual int substepsPerFrame() const = 0;
+  /// Whether the cable solver runs a substep's iterations in one launch per world
+  /// (IterationLaunches, solver/rigid_model.h).
+  virtual bool iteratesPerWorld() const = 0;
   /// What grew so far ("frame 12: vertex-triangle 16 -> 40 (frame run again)"), oldest first.
   virtual std::vector<std::string> regrowths() const = 0;
   /// Raises `scene`'s initial contact capacities to what this run has grown to, so that a run of
