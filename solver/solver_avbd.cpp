@@ -210,14 +210,24 @@ K SolverAVBD::bodySolve(RigidState& state, RigidScratch& scratch, const int* col
   return kernel;
 }
 
+UpdateDualsBodyBodyContacts SolverAVBD::contactDuals(RigidState& state, RigidScratch& scratch,
+                                                     const Transform* poses, const Vec3* in) const {
+  return {model_.bodiesView(),         scratch.detector->view(), poses, state.startPoses.data(),
+          scratch.contactState.data(), options_.contactAlpha,    in};
+}
+
+UpdateDualsJoint SolverAVBD::jointDuals(RigidState& state, RigidScratch& scratch,
+                                        const Transform* poses,
+                                        WordMajorIn<RodMultipliers> in) const {
+  return {model_.jointsView(), poses, scratch.jointTerms.in(), state.jointLambda.out(), in};
+}
+
 Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, int iteration) {
   return iteration % 2 == 0 ? state.poses.data() : scratch.iteratePoses.data();
 }
 
 void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration,
                          int substepInFrame) const {
-  const RigidBodiesDevice bodies = model_.bodiesView();
-  const RigidJointsDevice joints = model_.jointsView();
   const RigidContactDetector* detector = scratch.detector.get();
   // Iteration k reads one pose buffer and writes the other (kernels/avbd.cuh, IteratePoses).
   const Transform* previous = iterateInput(state, scratch, iteration);
@@ -273,19 +283,14 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   const bool fromIterates = fold && iteration > 0;
   UpdateRigidDuals k{};
   if (detector) {
-    k.contacts = UpdateDualsBodyBodyContacts{
-        bodies,
-        detector->view(),
-        updated,
-        state.startPoses.data(),
-        scratch.contactState.data(),
-        options_.contactAlpha,
-        fromIterates ? scratch.contactLambdaIterates[iteration % 2].data() : nullptr};
+    k.contacts =
+        contactDuals(state, scratch, updated,
+                     fromIterates ? scratch.contactLambdaIterates[iteration % 2].data() : nullptr);
     k.rowSlots = scratch.rowCapacity;
   }
-  k.joints = UpdateDualsJoint{joints, updated, scratch.jointTerms.in(), state.jointLambda.out(),
-                              fromIterates ? scratch.jointLambdaIterates[iteration % 2].in()
-                                           : WordMajorIn<RodMultipliers>{}};
+  k.joints = jointDuals(state, scratch, updated,
+                        fromIterates ? scratch.jointLambdaIterates[iteration % 2].in()
+                                     : WordMajorIn<RodMultipliers>{});
   k.numJoints = model_.numJoints;
   k.rowStride = rowSlotStride(k.rowSlots, k.numJoints, options_.rowSlotItems);
   const int n = std::max(k.rowStride, k.numJoints);
@@ -308,13 +313,10 @@ void SolverAVBD::iterateWorlds(RigidState& state, RigidScratch& scratch, int sub
   if (slot + 2 * size_t(options_.iterations) <= scratch.iterationSteps.size())
     k.largestSteps = scratch.iterationSteps.data() + slot;
   if (detector) {
-    k.contactDuals = UpdateDualsBodyBodyContacts{
-        model_.bodiesView(),         detector->view(),      nullptr, state.startPoses.data(),
-        scratch.contactState.data(), options_.contactAlpha, nullptr};
+    k.contactDuals = contactDuals(state, scratch, nullptr, nullptr);  // poses: per iteration
     k.shapeRowOffsets = detector->shapeRowOffsets();
   }
-  k.jointDuals = UpdateDualsJoint{model_.jointsView(), nullptr, scratch.jointTerms.in(),
-                                  state.jointLambda.out(), WordMajorIn<RodMultipliers>{}};
+  k.jointDuals = jointDuals(state, scratch, nullptr, WordMajorIn<RodMultipliers>{});
   k.spill = worldSpill_.empty() ? nullptr : worldSpill_.data();
   launchGroup(device_, worlds_.numWorlds, k);
 }

@@ -66,6 +66,12 @@ class SolverAVBD {
   K bodySolve(RigidState& state, RigidScratch& scratch, const int* colorBodies,
               const IteratePoses& poses, int count, const FoldedDuals& duals,
               float* largestStep) const;
+  /// The dual steps of the rows (the detector's) and of the joints at `poses`, from `in` (null:
+  /// the multipliers in place), as update_rigid_duals and solve_rigid_world_iterations run them.
+  UpdateDualsBodyBodyContacts contactDuals(RigidState& state, RigidScratch& scratch,
+                                           const Transform* poses, const Vec3* in) const;
+  UpdateDualsJoint jointDuals(RigidState& state, RigidScratch& scratch, const Transform* poses,
+                              WordMajorIn<RodMultipliers> in) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;
   void saveDetection(RigidState& state, const RigidScratch& scratch) const;
   /// The pose buffer iteration `iteration` starts from (the state's poses for even ones).

@@ -271,8 +271,6 @@ template <class Body, class K>
 constexpr int entryRegisterCap() {
   if constexpr (std::is_same_v<Body, TilesBody<1>> && requires { K::kOneLaneMaxRegisters; })
     return K::kOneLaneMaxRegisters;  // 0: none
-  else if constexpr (requires { K::kMaxRegisters; })
-    return K::kMaxRegisters;  // 0: none
   else
     return 0;
 }
