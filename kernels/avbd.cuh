@@ -651,31 +651,32 @@ struct SolveRigidWorldIterations {
   const int* __restrict__ shapeRowOffsets = nullptr;  // (numShapes + 1) rows by lower shape
   UpdateDualsJoint jointDuals;                        // poses set per iteration
   unsigned* spill = nullptr;  // CUDA: (levels − kSharedLevels) × kWords × numWorlds × lanes
+  SolveRigidBodyTile* tiles = nullptr;  // CUDA: (2 × numWorlds) each world's tile, two steps
 
-  template <class Group>
-  WEFT_HD void solveBody(const Group& g, const SolveRigidBodyTile& tile, int world,
-                         int item) const {
-#ifdef __CUDA_ARCH__
-    const int lanes = g.size();
-    const size_t slots = size_t(worlds.numWorlds) * size_t(lanes);
-    solveBodyOnOneLane(tile, item, reinterpret_cast<unsigned*>(g.shared()) + g.rank(), lanes,
-                       spill + size_t(world) * size_t(lanes) + size_t(g.rank()), slots);
-#else
-    (void)g;
-    (void)world;
-    BodyBlock levels[kMaxLevels];
-    const auto storeLevel = [&](int level, const BodyBlock& p) { levels[level] = p; };
-    const auto loadLevel = [&](int level) { return levels[level]; };
-    tile.finish(item, sumPartsOneLane(tile, item, storeLevel, loadLevel));
-#endif
-  }
+  /// What an iteration changes in `solve`: the iterates it reads and writes, its Chebyshev weight
+  /// and where its largest steps go.
+  struct IterationArguments {
+    const Transform* previous;
+    Transform* updated;
+    float omega;
+    float* largestStep;
+
+    WEFT_HD void apply(SolveRigidBodyTile& tile, int color) const {
+      tile.poses.previous = previous;
+      tile.poses.updated = updated;
+      tile.poses.color = color;
+      tile.chebyshevOmega = omega;
+      tile.largestStep = largestStep;
+    }
+  };
 
 #ifdef __CUDA_ARCH__
   /// Body `item` of `tile`'s color on one lane: its first kSharedLevels tree levels at
   /// levelWords[(level · kWords + w) · lanes], the deeper ones at deep[((level − kSharedLevels) ·
   /// kWords + w) · slots]. Not inlined: compiled once, in a context like the one-lane tile's own,
   /// so that its arithmetic is contracted as the tile's is (inlined into the loops of this kernel,
-  /// some bodies came out with other bits than solve_rigid_body_tile's).
+  /// some bodies came out with other bits than solve_rigid_body_tile's). `tile` is the world's
+  /// slot in `tiles`, at the same address on every lane of the group.
   static __device__ __noinline__ void solveBodyOnOneLane(const SolveRigidBodyTile& tile, int item,
                                                          unsigned* levelWords, int lanes,
                                                          unsigned* deep, size_t slots) {
@@ -717,28 +718,63 @@ struct SolveRigidWorldIterations {
     const int rowBegin = rows ? shapeRowOffsets[worlds.shapeBegin[world]] : 0;
     const int rowEnd = rows ? shapeRowOffsets[worlds.shapeBegin[world + 1]] : 0;
     const int jointBegin = worlds.jointBegin[world], jointEnd = worlds.jointBegin[world + 1];
+#ifdef __CUDA_ARCH__
+    // The tile of each (iteration, color) step in the world's two slots, alternately: the first
+    // lane writes the next step's slot while the others may still read this one's, and the
+    // barrier after each color orders both. One copy for the group, where a copy on each lane's
+    // stack would fill the L1 (docs/PERFORMANCE.md).
+    SolveRigidBodyTile* const worldTiles = tiles + 2 * size_t(world);
+    if (g.rank() == 0) {
+      worldTiles[0] = solve;
+      worldTiles[1] = solve;
+      iterationArguments(0).apply(worldTiles[0], 0);
+    }
+    g.sync();
+    int step = 0;
+#endif
     for (int it = 0; it < iterations; ++it) {
-      SolveRigidBodyTile tile = solve;
-      tile.poses.previous = iterates[it % 2];
-      tile.poses.updated = iterates[(it + 1) % 2];
-      tile.chebyshevOmega = omegas[it];
-      tile.largestStep = largestSteps ? largestSteps + 2 * it : nullptr;
+      const IterationArguments iteration = iterationArguments(it);
       for (int c = 0; c < worlds.numColors; ++c) {
-        tile.poses.color = c;
         const int end = worlds.colorOffsets[c * stride + world + 1];
-        for (int i = worlds.colorOffsets[c * stride + world] + g.rank(); i < end; i += g.size())
-          solveBody(g, tile, world, i);
+#ifdef __CUDA_ARCH__
+        const SolveRigidBodyTile& tile = worldTiles[step % 2];
+        const int lanes = g.size();
+        const size_t slots = size_t(worlds.numWorlds) * size_t(lanes);
+        for (int i = worlds.colorOffsets[c * stride + world] + g.rank(); i < end; i += lanes)
+          solveBodyOnOneLane(tile, i, reinterpret_cast<unsigned*>(g.shared()) + g.rank(), lanes,
+                             spill + size_t(world) * size_t(lanes) + size_t(g.rank()), slots);
+        ++step;
+        if (g.rank() == 0) {  // the next step's tile
+          const bool last = c + 1 == worlds.numColors;
+          if (!last || it + 1 < iterations)
+            iterationArguments(last ? it + 1 : it).apply(worldTiles[step % 2], last ? 0 : c + 1);
+        }
+#else
+        SolveRigidBodyTile tile = solve;
+        iteration.apply(tile, c);
+        for (int i = worlds.colorOffsets[c * stride + world] + g.rank(); i < end; i += g.size()) {
+          BodyBlock levels[kMaxLevels];
+          const auto storeLevel = [&](int level, const BodyBlock& p) { levels[level] = p; };
+          const auto loadLevel = [&](int level) { return levels[level]; };
+          tile.finish(i, sumPartsOneLane(tile, i, storeLevel, loadLevel));
+        }
+#endif
         g.sync();  // the next color reads this one's poses
       }
       UpdateDualsBodyBodyContacts contact = contactDuals;
-      contact.poses = tile.poses.updated;
+      contact.poses = iteration.updated;
       if (rows)
         for (int r = rowBegin + g.rank(); r < rowEnd; r += g.size()) contact(r);
       UpdateDualsJoint joint = jointDuals;
-      joint.poses = tile.poses.updated;
+      joint.poses = iteration.updated;
       for (int j = jointBegin + g.rank(); j < jointEnd; j += g.size()) joint(j);
       g.sync();  // the next iteration solves with the new multipliers
     }
+  }
+
+  WEFT_HD IterationArguments iterationArguments(int it) const {
+    return {iterates[it % 2], iterates[(it + 1) % 2], omegas[it],
+            largestSteps ? largestSteps + 2 * it : nullptr};
   }
 };
 

@@ -42,8 +42,7 @@ enum class OneLaneLevels {
 /// world"). The bits are the same either way, on both backends (cable_worlds_test).
 enum class IterationLaunches {
   Auto,      // PerWorld on CUDA for batches of small worlds (at most 32 bodies of a color
-             // each) from 128 worlds up to two waves of the GPU (SolverAVBD::choosesWorldLaunch);
-             // PerColor otherwise
+             // each) from 128 worlds on (SolverAVBD::choosesWorldLaunch); PerColor otherwise
   PerColor,  // a launch per color and iteration (solve_rigid_body_tile), the dual step per
              // iteration in a launch of its own or folded into the next one
   PerWorld,  // one launch for all iterations, a group of lanes per world

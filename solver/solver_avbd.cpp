@@ -50,28 +50,10 @@ SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
         1 + model_.maxJointsPerBody + SolveRigidBodyTile::kContactParts, model_.worldRanges * 32,
         sizeof(BodyBlock) / sizeof(unsigned), SolveRigidWorldIterations::kSharedLevels);
     if (device_.isCuda() && words > 0) worldSpill_ = DeviceBuffer<unsigned>(device_, words);
+    if (device_.isCuda())
+      worldTiles_ = DeviceBuffer<unsigned>(
+          device_, 2 * size_t(model_.worldRanges) * sizeof(SolveRigidBodyTile) / sizeof(unsigned));
   }
-}
-
-int SolverAVBD::residentWorldGroups() const {
-#if defined(__CUDACC__)
-  if (!device_.isCuda()) return 0;
-  const int lanes = device_.launchPolicy().size(KernelId::solve_rigid_world_iterations);
-  int blocks = 0;
-  detail::dispatchSize<1, 2, 4, 8, 16, 32>(lanes, "lanes per item", [&](auto g) {
-    constexpr auto entry =
-        detail::entryOf<detail::GroupsBody<decltype(g)::value>, SolveRigidWorldIterations>();
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, entry, kGroupBlockThreads,
-            detail::groupSharedBytes<SolveRigidWorldIterations>()) != cudaSuccess) {
-      cudaGetLastError();
-      blocks = 0;
-    }
-  });
-  return blocks * device_.gpu().identity.smCount * (kGroupBlockThreads / lanes);
-#else
-  return 0;
-#endif
 }
 
 bool SolverAVBD::choosesWorldLaunch() const {
@@ -84,13 +66,12 @@ bool SolverAVBD::choosesWorldLaunch() const {
       break;
   }
   // A world's colors must fit a warp's lanes (a body a lane; larger worlds leave most lanes of
-  // the per-color tiles' work to one lane each), the batch must be large enough that the GPU
-  // has more worlds than a per-color launch has waves to hide, and at most two waves of the GPU:
-  // beyond that the tuned per-color launches keep more warps busy (measured on the H100,
-  // docs/PERFORMANCE.md, "A substep's iterations per world").
+  // the per-color tiles' work to one lane each) and the batch must be large enough that the GPU
+  // has more worlds than a per-color launch has waves to hide. From there on the H100 measured
+  // the launch per world at least as fast at every size up to 8192 worlds (docs/PERFORMANCE.md,
+  // "A substep's iterations per world" and "The world's tile in one slot").
   if (!device_.isCuda() || model_.worldRanges == 0 || model_.largestWorldColor > 32) return false;
-  return model_.worldRanges >= kWorldLaunchLeastWorlds &&
-         model_.worldRanges <= 2 * residentWorldGroups();
+  return model_.worldRanges >= kWorldLaunchLeastWorlds;
 }
 
 void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
@@ -318,6 +299,8 @@ void SolverAVBD::iterateWorlds(RigidState& state, RigidScratch& scratch, int sub
   }
   k.jointDuals = jointDuals(state, scratch, nullptr, WordMajorIn<RodMultipliers>{});
   k.spill = worldSpill_.empty() ? nullptr : worldSpill_.data();
+  k.tiles =
+      worldTiles_.empty() ? nullptr : reinterpret_cast<SolveRigidBodyTile*>(worldTiles_.data());
   launchGroup(device_, worlds_.numWorlds, k);
 }
 

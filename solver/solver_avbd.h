@@ -83,14 +83,14 @@ class SolverAVBD {
   RigidSolverOptions options_;
   double dt_;
   bool choosesWorldLaunch() const;
-  /// Groups of solve_rigid_world_iterations the GPU holds at once at the table's lanes (0: CPU).
-  int residentWorldGroups() const;
 
   bool perWorld_ = false;       // iterateWorlds instead of iterate
   RigidWorldsDevice worlds_{};  // perWorld_: the model's worlds as ranges
   DeviceBuffer<float> omegas_;  // perWorld_: (iterations) each iteration's Chebyshev weight
   // perWorld_ on CUDA: the deep tree levels of every lane (the launches write it: scratch)
   mutable DeviceBuffer<unsigned> worldSpill_;
+  // perWorld_ on CUDA: each world's body-solve tile (SolveRigidBodyTile) of two steps (scratch)
+  mutable DeviceBuffer<unsigned> worldTiles_;
 };
 
 }  // namespace weft
