@@ -98,8 +98,8 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       ->add_option("--iteration-launches", run.iterationLaunches,
                    "cable scenes: auto | per-color | per-world: a launch per color and iteration, "
                    "or all of a substep's iterations in one launch with a warp's lanes per world "
-                   "(faster for batches of small worlds that one wave of the GPU holds; the same "
-                   "bits either way; auto picks: docs/PERFORMANCE.md)")
+                   "(faster for batches of 128 or more worlds of at most 32 bodies a color; the "
+                   "same bits either way; auto picks: docs/PERFORMANCE.md)")
       ->check(CLI::IsMember({"auto", "per-color", "per-world"}));
   runCmd->add_option("--device", run.device, "auto | cuda | cpu")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
