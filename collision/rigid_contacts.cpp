@@ -98,6 +98,11 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
     for (size_t l = 0; l < leafShape.size(); ++l) leafWorld[l] = world[size_t(leafShape[l])];
     leafWorld_ = DeviceBuffer<int>(device, leafWorld);
   }
+  std::vector<int> runFirst;
+  for (size_t w = 0; w + 1 < worldLeafBegin.size(); ++w)
+    for (int first = worldLeafBegin[w]; first < worldLeafBegin[w + 1]; first += kAllPairsRunSlots)
+      runFirst.push_back(first);
+  runFirst_ = DeviceBuffer<int>(device, runFirst);
   shapeLeaf_ = DeviceBuffer<int>(device, shapeLeaf);
   leafShape_ = DeviceBuffer<int>(device, leafShape);
   planeShapes_ = DeviceBuffer<int>(device, planes);
@@ -119,6 +124,7 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
   pairItems_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
   pairHits_ = DeviceBuffer<int>(device, size_t(n) * size_t(pairCapacity_));
   pairCounts_ = DeviceBuffer<int>(device, size_t(n));
+  pairCounts_.zero();  // a plane's stays 0 (the run broad phase writes only tree shapes')
   rowCounts_ = DeviceBuffer<int>(device, size_t(n) + 1);
   rowOffsets_ = DeviceBuffer<int>(device, size_t(n) + 1);
   rowCount_ = DeviceBuffer<int>(device, size_t(1));
@@ -199,7 +205,10 @@ void RigidContactDetector::detect(const Transform* bodyPoses, TreeUpdate tree) {
   query.shapeWorld = shapes_.world;
   query.worldLeafBegin = worldLeafBegin_.empty() ? nullptr : worldLeafBegin_.data();
   query.worldPlaneBegin = worldPlaneBegin_.empty() ? nullptr : worldPlaneBegin_.data();
-  if (usesAllPairs())
+  if (usesAllPairsRuns())
+    launchGroup(device_, int(runFirst_.size()),
+                RigidBroadPhaseAllPairsRuns{query, runFirst_.data(), numTreeShapes()});
+  else if (usesAllPairs())
     launchGroup(device_, n, RigidBroadPhaseAllPairs{query, numTreeShapes()});
   else if (settings_.cooperativeBroadPhase)
     launchGroup(device_, n, RigidBroadPhaseCooperative{query, pairHits_.data()});

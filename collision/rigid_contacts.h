@@ -39,6 +39,7 @@
 // (partners are listed in ascending order whatever the tree's shape).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -75,6 +76,10 @@ struct RigidContactDetectorSettings {
   int allPairsShapes = 512;           // at most this many tree shapes: every shape tests every box
                              // (rigid_broad_phase_all_pairs) instead of building and querying
                              // the LBVH; the same pairs, listed in shape order. 0: always the tree
+  int allPairsRunsFromWorlds = 1024;  // all pairs in a batch of at least this many worlds: a
+                                      // group of lanes per run of 32 of a world's tree slots
+                                      // (rigid_broad_phase_all_pairs_runs) instead of one per
+                                      // shape; the same lists
   float pairReuseMargin = 0.0f;  // [m] > 0: the partner lists are built from boxes grown by this
                                  // much and kept by later detect(…, Refit) calls while every
                                  // shape's box stays inside its grown box (the same rows as
@@ -143,6 +148,10 @@ class RigidContactDetector final : public ContactDetector {
   /// world's boxes) instead of the tree. Decided per world, so that a world of a batch takes the
   /// path it takes alone.
   bool usesAllPairs() const { return largestWorldTreeShapes_ <= settings_.allPairsShapes; }
+  /// Whether the all-pairs broad phase takes a group per run of a world's slots.
+  bool usesAllPairsRuns() const {
+    return usesAllPairs() && numWorlds_ >= std::max(settings_.allPairsRunsFromWorlds, 1);
+  }
 
  private:
   void resize(std::span<const int> capacities) override;
@@ -179,6 +188,8 @@ class RigidContactDetector final : public ContactDetector {
   int largestWorldTreeShapes_ = 0;     // the most tree shapes of one world
   int numWorlds_ = 1;
   DeviceBuffer<int> leafWorld_;   // (numTreeShapes) with several worlds; else empty
+  DeviceBuffer<int> runFirst_;    // (runs) first tree slot of each run of ≤ kAllPairsRunSlots
+                                  // slots of one world (rigid_broad_phase_all_pairs_runs)
   bool freshListsNeeded_ = true;  // no lists yet, or their capacity grew: the next detect builds
   std::unique_ptr<Lbvh> bvh_;
   DeviceBuffer<int> pairItems_, pairCounts_;    // (numShapes x pairCapacity), (numShapes)

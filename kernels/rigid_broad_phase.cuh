@@ -17,6 +17,9 @@
 //       together (the default; RigidContactDetectorSettings::cooperativeBroadPhase).
 //   rigid_broad_phase_all_pairs     the same pairs without a tree for scenes of at most
 //       RigidContactDetectorSettings::allPairsShapes tree shapes (partners in shape order).
+//   rigid_broad_phase_all_pairs_runs  the same, for batches of at least
+//       RigidContactDetectorSettings::allPairsRunsFromWorlds worlds: a group per run of 32 of a
+//       world's slots, the world's boxes staged in group memory.
 //   rigid_narrow_phase_count        a group of lanes per shape: the narrow phase on each of its
 //       pairs, counting admitted candidates (distance − (margin_a + margin_b) ≤ gap_a + gap_b).
 //   (exclusive sum of the counts over shapes → each shape's first row)
@@ -385,6 +388,106 @@ struct RigidBroadPhaseAllPairs {
       count += lbvh_detail::popCount(bits);
     }
     if (g.rank() == 0) query.finish(a, count);
+  }
+};
+
+/// Tree slots of one world that an item of rigid_broad_phase_all_pairs_runs takes together.
+inline constexpr int kAllPairsRunSlots = 32;
+
+/// rigid_broad_phase_all_pairs_runs: the lists of rigid_broad_phase_all_pairs for batches of many
+/// worlds, an item per run of up to kAllPairsRunSlots consecutive tree slots of one world
+/// (RigidContactDetector's runs; a group of lanes from the launch table). The group's lanes take
+/// the run's shapes (lane r slots first + r, first + r + G, …), and the world's boxes from the
+/// run's first slot on pass through group memory G at a time: each lane tests its shape against
+/// every later slot in slot order, so its partners come out in shape order, as from the other
+/// broad phases, and lane r appends its planes. Per shape, rigid_broad_phase_all_pairs loads
+/// every later box of the world from global memory and asks the whole pair rule (world, bodies,
+/// inverse masses, a search of the filter) of each overlapping one; here a box is loaded once per
+/// run, its shape, body and whether that moves sit beside it, and the filter is a cursor over the
+/// shape's own keys, which ascend as the partners do (ShapePairFilterView::starts; without it, the
+/// search). The same lists for every group size and on both backends.
+struct RigidBroadPhaseAllPairsRuns {
+  static constexpr KernelId kId = KernelId::rigid_broad_phase_all_pairs_runs;
+  /// A staged slot: its box, its shape, the shape's body and whether that moves (1) or not (0).
+  struct Staged {
+    Vec3 lower, upper;
+    int shape, body, moves;
+  };
+  static constexpr int kSharedIntsPerLane = int(sizeof(Staged) / sizeof(int));
+
+  RigidBroadPhase query;             // its bvh is not read
+  const int* __restrict__ runFirst;  // (runs) first tree slot of each run
+  int numTreeShapes;
+
+  WEFT_HD bool moves(int body) const { return body >= 0 && query.bodyInvMass[body] > 0.0f; }
+
+  template <class Group>
+  WEFT_HD void operator()(const Group& g, int run) const {
+    const int first = runFirst[run];
+    const int firstShape = query.leafShape[first];
+    if (query.keepsLists(firstShape)) return;  // uniform over the world
+    const int w = query.shapeWorld ? query.shapeWorld[firstShape] : 0;
+    const int end = query.worldLeafBegin ? query.worldLeafBegin[w + 1] : numTreeShapes;
+    const int runEnd = first + kAllPairsRunSlots < end ? first + kAllPairsRunSlots : end;
+    Staged* staged = reinterpret_cast<Staged*>(g.shared());
+    const ShapePairFilterView& filter = query.filter;
+    for (int base = first; base < runEnd; base += g.size()) {  // the lanes' shapes, G at a time
+      const int leaf = base + g.rank();
+      const bool mine = leaf < runEnd;
+      Staged self{};
+      int count = 0;
+      // The filter cursor: the shape's next filtered partner and the one after it, read ahead so
+      // that passing a filtered partner waits for no load.
+      constexpr int kNone = 0x7fffffff;
+      int key = 0, keyEnd = 0, nextFiltered = kNone, afterThat = kNone;
+      if (mine) {
+        self = stage(leaf);
+        if (filter.starts) {
+          key = filter.starts[self.shape];
+          keyEnd = filter.starts[self.shape + 1];
+          if (key < keyEnd) nextFiltered = int(filter.keys[key] & 0xffffffffu);
+          if (key + 1 < keyEnd) afterThat = int(filter.keys[key + 1] & 0xffffffffu);
+        }
+      }
+      for (int chunk = base; chunk < end; chunk += g.size()) {  // the world's later slots
+        g.sync();                                               // the previous chunk is read
+        if (chunk + g.rank() < end) staged[g.rank()] = stage(chunk + g.rank());
+        g.sync();
+        if (!mine) continue;
+        const int n = end - chunk < g.size() ? end - chunk : g.size();
+        for (int k = leaf - chunk + 1 > 0 ? leaf - chunk + 1 : 0; k < n; ++k) {
+          const Staged& other = staged[k];
+          if (!boxesOverlap(other.lower, other.upper, self.lower, self.upper)) continue;
+          if (other.body == self.body || !(self.moves || other.moves)) continue;
+          const int b = other.shape;  // > self.shape: slots are in shape order
+          if (filter.starts) {
+            while (nextFiltered < b) {
+              nextFiltered = afterThat;
+              ++key;
+              afterThat = key + 1 < keyEnd ? int(filter.keys[key + 1] & 0xffffffffu) : kNone;
+            }
+            if (nextFiltered == b) continue;
+          } else if (filter.contains(self.shape, b)) {
+            continue;
+          }
+          if (count < query.pairs.capacity)
+            query.pairs.items[self.shape * query.pairs.capacity + count] = b;
+          ++count;
+        }
+      }
+      if (mine) query.finish(self.shape, count);
+    }
+  }
+
+  /// Tree slot s as staged: its box, shape and body.
+  WEFT_HD Staged stage(int s) const {
+    Staged out;
+    out.lower = query.leafLowers[s];
+    out.upper = query.leafUppers[s];
+    out.shape = query.leafShape[s];
+    out.body = query.shapeBody[out.shape];
+    out.moves = moves(out.body) ? 1 : 0;
+    return out;
   }
 };
 

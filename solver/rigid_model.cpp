@@ -49,6 +49,8 @@ void RigidSolverOptions::validate() const {
   requireFiniteNonNegative(matchDistance, "matchDistance", true);
   requireFiniteNonNegative(pairReuseMargin, "pairReuseMargin", true);
   if (allPairsShapes < 0) throw Error("rigid solver option allPairsShapes must be at least 0");
+  if (allPairsRunsFromWorlds < 1)
+    throw Error("rigid solver option allPairsRunsFromWorlds must be at least 1");
   if (foldDualsUpToBodies < 0)
     throw Error("rigid solver option foldDualsUpToBodies must be at least 0");
   if (rowSlotItems < 1) throw Error("rigid solver option rowSlotItems must be at least 1");
@@ -316,6 +318,7 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
     settings.pairCapacity = options.pairCapacity;
     settings.pairReuseMargin = options.pairReuseMargin;
     settings.allPairsShapes = options.allPairsShapes;
+    settings.allPairsRunsFromWorlds = options.allPairsRunsFromWorlds;
     settings.rowCapacity = std::max(256, options.contactCapacity * model.numShapes);
     detector = std::make_unique<RigidContactDetector>(
         device, model.shapesView(), RigidBodiesView{model.numBodies, model.invMass.data()},

@@ -97,6 +97,11 @@ struct RigidSolverOptions {
                                // a capacity sized for the most contacts launches no thread per
                                // empty slot; 2^19 is about twice what an H100 keeps resident.
                                // The same bits for any value ≥ 1
+  /// Batches of at least this many worlds that take all pairs (allPairsShapes): a group of lanes
+  /// per run of 32 of a world's shapes, the boxes staged in group memory, instead of one per
+  /// shape (the same pairs; the faster from 1024 y_junction worlds on, on the H100:
+  /// docs/PERFORMANCE.md, "The all-pairs broad phase by runs of a world's shapes").
+  int allPairsRunsFromWorlds = 1024;
 
   /// Throws weft::Error naming the first invalid field.
   void validate() const;

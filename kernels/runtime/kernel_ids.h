@@ -75,6 +75,7 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(rigid_broad_phase, Elementwise)                                                              \
   X(rigid_broad_phase_cooperative, Group)                                                        \
   X(rigid_broad_phase_all_pairs, Group)                                                          \
+  X(rigid_broad_phase_all_pairs_runs, Group)                                                     \
   X(rigid_narrow_phase_count, Group)                                                             \
   X(rigid_narrow_phase, Group)                                                                   \
   X(fill_body_body_contact_lists, Elementwise)                                                   \

@@ -1335,6 +1335,86 @@ TEST(RigidContactDetector, AllPairsBroadPhaseCudaEqualsCpuBitForBit) {
   }
 }
 
+/// Every shape's stored partners (up to the capacity) and true count, on the host.
+struct PartnerLists {
+  std::vector<int> counts, items;
+  bool operator==(const PartnerLists&) const = default;
+};
+
+PartnerLists partnerLists(const Device& d, RigidContactDetector& detector) {
+  const ShapePairLists lists = detector.shapePairs();
+  PartnerLists r;
+  r.counts.resize(size_t(detector.numShapes()));
+  detail::downloadBytes(d, r.counts.data(), lists.counts, r.counts.size() * sizeof(int));
+  std::vector<int> items(r.counts.size() * size_t(lists.capacity));
+  detail::downloadBytes(d, items.data(), lists.items, items.size() * sizeof(int));
+  for (size_t a = 0; a < r.counts.size(); ++a)  // only the stored slots are defined
+    for (int k = 0; k < std::min(r.counts[a], lists.capacity); ++k)
+      r.items.push_back(items[a * size_t(lists.capacity) + size_t(k)]);
+  return r;
+}
+
+RigidContactDetectorSettings allPairsRunsSettings() {
+  RigidContactDetectorSettings settings = allPairsSettings();
+  settings.allPairsRunsFromWorlds = 1;  // the one world too
+  return settings;
+}
+
+/// The run broad phase (a group per 32 of a world's tree slots, their boxes staged in group
+/// memory) lists exactly the partners of the per-shape all-pairs broad phase, with the filter
+/// indexed by shape (its cursor) and searched whole, on `device` (on CUDA for every group size the
+/// table may pick); the 300 capsules are ten runs, the last one short.
+void checkAllPairsRunsEqualPerShape(Device& device) {
+  const Scene s = filteredScene();
+  const DeviceScene d(device, s);
+  RigidContactDetectorSettings perShape = allPairsSettings();
+  perShape.allPairsRunsFromWorlds = 1 << 30;
+  RigidContactDetector reference(device, d.shapes(), d.bodies(), d.filterView(), perShape,
+                                 d.bodyPose.data());
+  ASSERT_TRUE(reference.usesAllPairs());
+  ASSERT_FALSE(reference.usesAllPairsRuns());
+  const std::vector<int> sizes =
+      device.isCuda()
+          ? std::vector<int>(launchSizes(KernelId::rigid_broad_phase_all_pairs_runs).begin(),
+                             launchSizes(KernelId::rigid_broad_phase_all_pairs_runs).end())
+          : std::vector<int>{1};
+  for (int frame = 0; frame < 3; ++frame) {
+    SCOPED_TRACE("frame " + std::to_string(frame));
+    const std::vector<Transform> poses =
+        frame == 0 ? s.bodyPose : movedPoses(s, 1100 + frame, 0.2f * frame);
+    const Detection expected = detectAt(device, reference, poses);
+    const PartnerLists expectedLists = partnerLists(device, reference);
+    EXPECT_GT(expected.rowCount, 300);
+    expectMatchesBruteForce(s, poses, expected);
+    for (int size : sizes) {
+      SCOPED_TRACE("lanes " + std::to_string(size));
+      LaunchPolicy policy;
+      policy.setOverride(KernelId::rigid_broad_phase_all_pairs_runs, size);
+      device.setLaunchPolicy(policy);
+      RigidContactDetector runs(device, d.shapes(), d.bodies(), d.filterView(),
+                                allPairsRunsSettings(), d.bodyPose.data());
+      RigidContactDetector wholeFilter(device, d.shapes(), d.bodies(), d.filterView(false),
+                                       allPairsRunsSettings(), d.bodyPose.data());
+      ASSERT_TRUE(runs.usesAllPairsRuns());
+      EXPECT_TRUE(sameDetection(expected, detectAt(device, runs, poses)));
+      EXPECT_TRUE(partnerLists(device, runs) == expectedLists);
+      EXPECT_TRUE(sameDetection(expected, detectAt(device, wholeFilter, poses)));
+      EXPECT_TRUE(partnerLists(device, wholeFilter) == expectedLists);
+    }
+    device.setLaunchPolicy(LaunchPolicy{});
+  }
+}
+
+TEST(RigidContactDetector, AllPairsRunsListThePartnersOfAllPairsPerShapeOnCpu) {
+  auto cpu = test::openCpu();
+  checkAllPairsRunsEqualPerShape(*cpu);
+}
+
+TEST(RigidContactDetector, AllPairsRunsListThePartnersOfAllPairsPerShapeOnCudaForEveryGroupSize) {
+  WEFT_REQUIRE_CUDA(gpu);
+  checkAllPairsRunsEqualPerShape(*gpu);
+}
+
 /// The cooperative broad phase (a group of lanes per shape) against the one-thread walk: the same
 /// partner lists, hence the same rows, on `device` (on CUDA for every group size the table may
 /// pick).
@@ -1377,10 +1457,11 @@ TEST(RigidContactDetector, CooperativeBroadPhaseEqualsOneThreadOnCudaForEveryGro
 
 /// Tiny capacities: the status reports the true counts of what was evaluated, nothing stored is
 /// wrong, and growing until everything fits reproduces the large-capacity detection bit for bit.
-void checkOverflowAndGrowth(const Device& device, int allPairsShapes) {
+void checkOverflowAndGrowth(const Device& device, int allPairsShapes, int runsFromWorlds) {
   const auto largeSettings = [&] {
     RigidContactDetectorSettings settings = ::weft::largeSettings();
     settings.allPairsShapes = allPairsShapes;
+    settings.allPairsRunsFromWorlds = runsFromWorlds;
     return settings;
   };
   const Scene s = filteredScene();
@@ -1396,6 +1477,7 @@ void checkOverflowAndGrowth(const Device& device, int allPairsShapes) {
 
   RigidContactDetectorSettings tiny;
   tiny.allPairsShapes = allPairsShapes;
+  tiny.allPairsRunsFromWorlds = runsFromWorlds;
   tiny.pairCapacity = 1;
   tiny.rowCapacity = 1;
   {
@@ -1463,19 +1545,29 @@ void checkOverflowAndGrowth(const Device& device, int allPairsShapes) {
   }
 }
 
-TEST(RigidContactDetector, OverflowIsReportedAndGrowToFitRecoversEverythingOnCpu) {
-  for (int allPairsShapes : {0, 1 << 20}) {
-    SCOPED_TRACE(allPairsShapes ? "all pairs" : "tree");
-    checkOverflowAndGrowth(*test::openCpu(), allPairsShapes);
+/// checkOverflowAndGrowth with the tree, all pairs per shape and all pairs by runs.
+void checkOverflowAndGrowthEveryBroadPhase(const Device& device) {
+  {
+    SCOPED_TRACE("tree");
+    checkOverflowAndGrowth(device, 0, 1 << 30);
   }
+  {
+    SCOPED_TRACE("all pairs");
+    checkOverflowAndGrowth(device, 1 << 20, 1 << 30);
+  }
+  {
+    SCOPED_TRACE("all pairs by runs");
+    checkOverflowAndGrowth(device, 1 << 20, 1);
+  }
+}
+
+TEST(RigidContactDetector, OverflowIsReportedAndGrowToFitRecoversEverythingOnCpu) {
+  checkOverflowAndGrowthEveryBroadPhase(*test::openCpu());
 }
 
 TEST(RigidContactDetector, OverflowIsReportedAndGrowToFitRecoversEverythingOnCuda) {
   WEFT_REQUIRE_CUDA(gpu);
-  for (int allPairsShapes : {0, 1 << 20}) {
-    SCOPED_TRACE(allPairsShapes ? "all pairs" : "tree");
-    checkOverflowAndGrowth(*gpu, allPairsShapes);
-  }
+  checkOverflowAndGrowthEveryBroadPhase(*gpu);
 }
 
 TEST(RigidContactDetector, CudaEqualsCpuBitForBit) {

@@ -48,15 +48,21 @@ void expectEveryWorldIsAlone(const Run& together, const Run& alone, int worlds) 
   }
 }
 
+/// `allPairsRuns`: the batch's all-pairs broad phase by runs of a world's shapes
+/// (rigid_broad_phase_all_pairs_runs, which the defaults take from 1024 worlds on), the scene
+/// alone's per shape.
 void expectWorldsRunAsAlone(const Device& device, const std::string& name, int worlds, int frames,
-                            const SceneOptions& options = {}) {
-  SCOPED_TRACE(name + ", " + std::to_string(worlds) + " worlds");
+                            const SceneOptions& options = {}, bool allPairsRuns = false) {
+  SCOPED_TRACE(name + ", " + std::to_string(worlds) + " worlds" +
+               (allPairsRuns ? ", all pairs by runs" : ""));
   const Scene& scene = findScene(name);
   const RigidDesc desc = scene.rigid.build(options);
   const RigidDesc batch = replicateWorlds(desc, worlds);
   ASSERT_EQ(batch.numBodies(), worlds * desc.numBodies());
+  RigidSolverOptions batchOptions = scene.rigid.solver;
+  if (allPairsRuns) batchOptions.allPairsRunsFromWorlds = 1;
   const Run alone = simulate(device, scene, desc, frames);
-  const Run together = simulate(device, scene, batch, frames);
+  const Run together = simulate(device, scene, batch, frames, &batchOptions);
   expectEveryWorldIsAlone(together, alone, worlds);
 }
 
@@ -64,6 +70,8 @@ TEST(CableWorlds, EachWorldOfABatchMatchesTheSceneAlone) {
   auto cpu = test::openCpu();
   expectWorldsRunAsAlone(*cpu, "cable_y_junction", 3, 6);
   expectWorldsRunAsAlone(*cpu, "cable_twist", 3, 4);
+  expectWorldsRunAsAlone(*cpu, "cable_y_junction", 3, 6, {}, true);
+  expectWorldsRunAsAlone(*cpu, "cable_twist", 3, 4, {}, true);
   expectWorldsRunAsAlone(*cpu, "cable_bundle_hysteresis", 2, 4);
   SceneOptions smallPile;  // 400 shapes: the all-pairs broad phase
   smallPile.values["layers"] = "1";
@@ -77,6 +85,8 @@ TEST(CableWorlds, CudaEachWorldOfABatchMatchesTheSceneAlone) {
   WEFT_REQUIRE_CUDA(gpu);
   expectWorldsRunAsAlone(*gpu, "cable_y_junction", 16, 10);
   expectWorldsRunAsAlone(*gpu, "cable_twist", 8, 10);
+  expectWorldsRunAsAlone(*gpu, "cable_y_junction", 16, 10, {}, true);
+  expectWorldsRunAsAlone(*gpu, "cable_twist", 8, 10, {}, true);
   expectWorldsRunAsAlone(*gpu, "cable_bundle_hysteresis", 4, 10);
   SceneOptions smallPile;
   smallPile.values["layers"] = "1";
@@ -242,6 +252,12 @@ TEST(CableWorlds, StridedRowSlotsChangeNoBit) {
   expectStridedRowSlotsChangeNoBit(*test::openCpu(), 1);
   RigidSolverOptions none;
   none.rowSlotItems = 0;
+  EXPECT_THROW(none.validate(), Error);
+}
+
+TEST(CableWorlds, AllPairsRunsFromWorldsMustBePositive) {
+  RigidSolverOptions none;
+  none.allPairsRunsFromWorlds = 0;
   EXPECT_THROW(none.validate(), Error);
 }
 
