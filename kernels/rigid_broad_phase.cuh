@@ -414,6 +414,9 @@ struct RigidBroadPhaseAllPairsRuns {
     int shape, body, moves;
   };
   static constexpr int kSharedIntsPerLane = int(sizeof(Staged) / sizeof(int));
+  /// 32 registers (40 uncapped; a few bytes spilled) let every warp of 4096 y_junction worlds'
+  /// runs be resident at once: 1.01× a substep (docs/PERFORMANCE.md).
+  static constexpr int kMaxRegisters = 32;
 
   RigidBroadPhase query;             // its bvh is not read
   const int* __restrict__ runFirst;  // (runs) first tree slot of each run

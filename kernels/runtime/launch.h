@@ -43,6 +43,10 @@
 //                 SerialGroup, a group of one lane. A group kernel's result must not depend on
 //                 G (the tests check that it is bit-identical for every G).
 //
+// Any shape's kernel may declare `static constexpr int kMaxRegisters` (> 0): its CUDA entry points
+// are compiled with that register cap (__maxnreg__), for a kernel whose occupancy its registers
+// limit (launch_cuda.cuh, entryRegisterCap).
+//
 // On CUDA the block (or tile) size comes from the device's LaunchPolicy, i.e. the launch table
 // (never a literal at a call site); each launch is checked and, in debug mode, synchronized and
 // logged (Device::checkLaunch). On the CPU the items run as an OpenMP loop.

@@ -266,11 +266,14 @@ struct GroupsBody {
 namespace weft::detail {
 /// The register cap of kernel K's entry point with `Body` (0: none): a tile kernel may cap its
 /// one-lane tiles (`static constexpr int kOneLaneMaxRegisters`), whose occupancy the registers
-/// limit once the tree levels' shared memory no longer does (docs/PERFORMANCE.md).
+/// limit once the tree levels' shared memory no longer does (docs/PERFORMANCE.md), and any kernel
+/// every entry (`static constexpr int kMaxRegisters`).
 template <class Body, class K>
 constexpr int entryRegisterCap() {
   if constexpr (std::is_same_v<Body, TilesBody<1>> && requires { K::kOneLaneMaxRegisters; })
     return K::kOneLaneMaxRegisters;  // 0: none
+  else if constexpr (requires { K::kMaxRegisters; })
+    return K::kMaxRegisters;  // any body
   else
     return 0;
 }
