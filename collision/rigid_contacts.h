@@ -5,7 +5,8 @@
 // detect(bodyPoses, tree) runs, all on the device's stream:
 //   shape world poses and boxes → LBVH build or refit (`tree`) over the non-plane shapes → each
 //   shape's partner list (tree query, then every plane; with at most allPairsShapes tree shapes
-//   no tree: every box against every box) → narrow phase counts → exclusive sum over shapes
+//   no tree: every box against every box, in batches of allPairsRunsFromWorlds worlds or more by
+//   runs of 32 of a world's shapes) → narrow phase counts → exclusive sum over shapes
 //   → rows (and each body's row count) → exclusive sum over bodies → per-body lists (fill, sort).
 // It allocates nothing and reads nothing back, so it can run inside a captured CUDA graph, and
 // its output is deterministic: rows are grouped by the querying shape (the lower-indexed one of a

@@ -1335,6 +1335,14 @@ TEST(RigidContactDetector, AllPairsBroadPhaseCudaEqualsCpuBitForBit) {
   }
 }
 
+/// The group sizes a test runs kernel `id` with: on CUDA every size the table may pick, on the CPU
+/// its one lane.
+std::vector<int> groupSizesToTry(const Device& device, KernelId id) {
+  if (!device.isCuda()) return {1};
+  const auto sizes = launchSizes(id);
+  return std::vector<int>(sizes.begin(), sizes.end());
+}
+
 /// Every shape's stored partners (up to the capacity) and true count, on the host.
 struct PartnerLists {
   std::vector<int> counts, items;
@@ -1374,10 +1382,7 @@ void checkAllPairsRunsEqualPerShape(Device& device) {
   ASSERT_TRUE(reference.usesAllPairs());
   ASSERT_FALSE(reference.usesAllPairsRuns());
   const std::vector<int> sizes =
-      device.isCuda()
-          ? std::vector<int>(launchSizes(KernelId::rigid_broad_phase_all_pairs_runs).begin(),
-                             launchSizes(KernelId::rigid_broad_phase_all_pairs_runs).end())
-          : std::vector<int>{1};
+      groupSizesToTry(device, KernelId::rigid_broad_phase_all_pairs_runs);
   for (int frame = 0; frame < 3; ++frame) {
     SCOPED_TRACE("frame " + std::to_string(frame));
     const std::vector<Transform> poses =
@@ -1428,11 +1433,7 @@ void checkCooperativeBroadPhaseEqualsOneThread(Device& device) {
   const std::vector<Transform> poses = movedPoses(s, 700, 0.2f);
   const Detection reference = detectAt(device, a, poses);
   EXPECT_GT(reference.rowCount, 300);
-  const std::vector<int> sizes =
-      device.isCuda()
-          ? std::vector<int>(launchSizes(KernelId::rigid_broad_phase_cooperative).begin(),
-                             launchSizes(KernelId::rigid_broad_phase_cooperative).end())
-          : std::vector<int>{1};
+  const std::vector<int> sizes = groupSizesToTry(device, KernelId::rigid_broad_phase_cooperative);
   for (int size : sizes) {
     SCOPED_TRACE("lanes " + std::to_string(size));
     LaunchPolicy policy;
