@@ -23,8 +23,8 @@
 //   rigid_narrow_phase_count        a group of lanes per shape: the narrow phase on each of its
 //       pairs, counting admitted candidates (distance − (margin_a + margin_b) ≤ gap_a + gap_b).
 //   (exclusive sum of the counts over shapes → each shape's first row)
-//   rigid_narrow_phase              a group of lanes per shape: the same candidates, written as
-//   rows
+//   rigid_narrow_phase              a group of lanes per shape that has rows to store (the
+//       count gave it some, within the capacity): the same candidates, written as rows
 //       from its first row on (pair-list order, then candidate order), so the row order is fixed
 //       by the shape order alone and never by thread timing, the group size or the tree. Item 0
 //       writes the stored row count (≤ capacity) and raises the true total in the status.
@@ -638,6 +638,10 @@ struct RigidNarrowPhase {
       *rowCount = total < rowCapacity ? total : rowCapacity;
       atomicMaxInt(&status->maxContacts, total);
     }
+    // A shape whose rows the count found none of, or whose rows all lie past the capacity, writes
+    // nothing and counts no body's row: the candidates again would only find that out (uniform
+    // over the group).
+    if (rowOffsets[a + 1] == rowOffsets[a] || rowOffsets[a] >= rowCapacity) return;
     const int stored = in.storedPairs(a);
     int next = rowOffsets[a];  // the round's first row (uniform)
     for (int first = 0; first < stored; first += g.size()) {
