@@ -98,11 +98,13 @@ RigidContactDetector::RigidContactDetector(const Device& device, const RigidShap
     for (size_t l = 0; l < leafShape.size(); ++l) leafWorld[l] = world[size_t(leafShape[l])];
     leafWorld_ = DeviceBuffer<int>(device, leafWorld);
   }
-  std::vector<int> runFirst;
-  for (size_t w = 0; w + 1 < worldLeafBegin.size(); ++w)
-    for (int first = worldLeafBegin[w]; first < worldLeafBegin[w + 1]; first += kAllPairsRunSlots)
-      runFirst.push_back(first);
-  runFirst_ = DeviceBuffer<int>(device, runFirst);
+  if (usesAllPairsRuns()) {
+    std::vector<int> runFirst;
+    for (size_t w = 0; w + 1 < worldLeafBegin.size(); ++w)
+      for (int first = worldLeafBegin[w]; first < worldLeafBegin[w + 1]; first += kAllPairsRunSlots)
+        runFirst.push_back(first);
+    runFirst_ = DeviceBuffer<int>(device, runFirst);
+  }
   shapeLeaf_ = DeviceBuffer<int>(device, shapeLeaf);
   leafShape_ = DeviceBuffer<int>(device, leafShape);
   planeShapes_ = DeviceBuffer<int>(device, planes);

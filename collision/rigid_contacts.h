@@ -190,7 +190,7 @@ class RigidContactDetector final : public ContactDetector {
   int numWorlds_ = 1;
   DeviceBuffer<int> leafWorld_;   // (numTreeShapes) with several worlds; else empty
   DeviceBuffer<int> runFirst_;    // (runs) first tree slot of each run of ≤ kAllPairsRunSlots
-                                  // slots of one world (rigid_broad_phase_all_pairs_runs)
+                                  // slots of one world; empty unless usesAllPairsRuns()
   bool freshListsNeeded_ = true;  // no lists yet, or their capacity grew: the next detect builds
   std::unique_ptr<Lbvh> bvh_;
   DeviceBuffer<int> pairItems_, pairCounts_;    // (numShapes x pairCapacity), (numShapes)

@@ -145,6 +145,11 @@ WEFT_HD inline Transform shapeWorldPose(const Transform& bodyPose, const Transfo
   return {bodyPose.p + rotate(bodyPose.q, localPose.p), bodyPose.q * localPose.q};
 }
 
+/// Whether `body` moves: a body (not the world, −1) whose effective inverse mass is positive.
+WEFT_HD inline bool bodyMoves(int body, const float* bodyInvMass) {
+  return body >= 0 && bodyInvMass[body] > 0.0f;
+}
+
 /// The pair rule of the broad phase: one world (shapeWorld null: a single one), different bodies,
 /// at least one moving, not filtered.
 WEFT_HD inline bool shapesMayCollide(int a, int b, const int* shapeBody, const float* bodyInvMass,
@@ -153,9 +158,7 @@ WEFT_HD inline bool shapesMayCollide(int a, int b, const int* shapeBody, const f
   if (shapeWorld && shapeWorld[a] != shapeWorld[b]) return false;
   const int ba = shapeBody[a], bb = shapeBody[b];
   if (ba == bb) return false;
-  const bool movesA = ba >= 0 && bodyInvMass[ba] > 0.0f;
-  const bool movesB = bb >= 0 && bodyInvMass[bb] > 0.0f;
-  if (!movesA && !movesB) return false;
+  if (!bodyMoves(ba, bodyInvMass) && !bodyMoves(bb, bodyInvMass)) return false;
   return !filter.contains(a, b);
 }
 
@@ -422,8 +425,6 @@ struct RigidBroadPhaseAllPairsRuns {
   const int* __restrict__ runFirst;  // (runs) first tree slot of each run
   int numTreeShapes;
 
-  WEFT_HD bool moves(int body) const { return body >= 0 && query.bodyInvMass[body] > 0.0f; }
-
   template <class Group>
   WEFT_HD void operator()(const Group& g, int run) const {
     const int first = runFirst[run];
@@ -489,7 +490,7 @@ struct RigidBroadPhaseAllPairsRuns {
     out.upper = query.leafUppers[s];
     out.shape = query.leafShape[s];
     out.body = query.shapeBody[out.shape];
-    out.moves = moves(out.body) ? 1 : 0;
+    out.moves = bodyMoves(out.body, query.bodyInvMass) ? 1 : 0;
     return out;
   }
 };
@@ -660,7 +661,7 @@ struct RigidNarrowPhase {
             rows[slot] = row;
             const int bodies[2] = {row.body0, row.body1};
             for (int body : bodies)
-              if (body >= 0 && bodyInvMass[body] > 0.0f) atomicAddInt(&bodyCounts[body], 1);
+              if (bodyMoves(body, bodyInvMass)) atomicAddInt(&bodyCounts[body], 1);
           }
           ++slot;
         });
@@ -691,7 +692,7 @@ struct FillBodyBodyContactLists {
     if (i >= *rowCount) return;
     const int bodies[2] = {rows[i].body0, rows[i].body1};
     for (int body : bodies) {
-      if (body < 0 || !(bodyInvMass[body] > 0.0f)) continue;
+      if (!bodyMoves(body, bodyInvMass)) continue;
       const int slot = atomicAddInt(&bodyCounts[body], -1) - 1;
       if (slot < 0 || slot >= bodyOffsets[body + 1] - bodyOffsets[body]) continue;
       bodyRows[bodyOffsets[body] + slot] = i;
