@@ -179,7 +179,9 @@ int runCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       app.add_subcommand("tune-launch", "measure every kernel's best launch size on this GPU");
   tuneCmd->add_option("--scenes", tune.scenes, "scene names, or cloth | cable | all")
       ->capture_default_str();
-  tuneCmd->add_option("--kernels", tune.kernels, "kernel names to tune (default: all)");
+  tuneCmd->add_option(
+      "--kernels", tune.kernels,
+      "kernel names to tune (default: all); the table's entries for other kernels are kept");
   tuneCmd->add_option("--block-dims", tune.blockDims,
                       "candidate sizes, e.g. 8,16,32,64,128,256,512,1024 (default)");
   tuneCmd->add_option("--budget-ms", tune.budgetMs, "timing budget per (launch, size) [ms]")

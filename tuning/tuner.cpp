@@ -254,7 +254,28 @@ std::vector<LaunchTiming> sweepLaunches(
   return timings;
 }
 
+std::map<KernelId, TableEntry> tunedEntries(const std::map<KernelId, TableEntry>* incumbent,
+                                            const std::set<KernelId>& measured,
+                                            const std::map<KernelId, TableEntry>& chosen) {
+  std::map<KernelId, TableEntry> entries;
+  if (incumbent)
+    for (const auto& [id, entry] : *incumbent)
+      if (!measured.count(id)) entries[id] = entry;
+  for (const auto& [id, entry] : chosen)
+    if (measured.count(id)) entries[id] = entry;
+  return entries;
+}
+
 namespace {
+
+/// Sets `scenes[key]` to `entries`, or removes the key where they are empty.
+void setSceneEntries(std::map<std::string, std::map<KernelId, TableEntry>>& scenes,
+                     const std::string& key, std::map<KernelId, TableEntry> entries) {
+  if (entries.empty())
+    scenes.erase(key);
+  else
+    scenes[key] = std::move(entries);
+}
 
 /// A scene (or batch) at its measurement frame, ready for end-to-end timing with the built-in
 /// sizes set. A first run goes through the frames the verification times, so that the scene it
@@ -306,8 +327,19 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     const Scene& scene = findScene(s.scene);
     const std::string key = batchSceneKey(s.scene, options.worlds);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 0, 3);
-    LaunchTable oneWorld = table;  // what the batch gets without entries of its own
-    oneWorld.scenes.erase(key);
+    // The batch's entries as this run leaves them: the incumbent's for the kernels it did not
+    // measure (tunedEntries), `chosen` for those it did.
+    std::optional<std::map<KernelId, TableEntry>> incumbentEntries;
+    if (auto it = table.scenes.find(key); it != table.scenes.end()) incumbentEntries = it->second;
+    std::set<KernelId> measured;
+    for (const auto& [id, k] : s.kernels)
+      if (!k.costs.empty()) measured.insert(id);
+    const auto entriesWith = [&](const std::map<KernelId, TableEntry>& chosen) {
+      return tunedEntries(incumbentEntries ? &*incumbentEntries : nullptr, measured, chosen);
+    };
+    // What the batch gets without entries of its own for the kernels measured here.
+    LaunchTable oneWorld = table;
+    setSceneEntries(oneWorld.scenes, key, entriesWith({}));
     const LaunchPolicy defaults = LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor);
     const LaunchPolicy without =
         LaunchPolicy::resolve(&oneWorld, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds);
@@ -324,7 +356,7 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     // End to end with `entries` as the batch's entries (the one-world chain for the rest).
     const auto timeWithEntries = [&](const std::map<KernelId, TableEntry>& entries) {
       LaunchTable with = oneWorld;
-      with.scenes[key] = entries;
+      setSceneEntries(with.scenes, key, entriesWith(entries));
       return timeEndToEnd(
           device, sim, measurement,
           LaunchPolicy::resolve(&with, s.scene, gpu.ccMajor, gpu.ccMinor, options.worlds), frames);
@@ -354,14 +386,12 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
       }
     }
     s.batchEntriesKept = s.keepsSceneEntries ? int(optima.size()) : 0;
-    if (s.keepsSceneEntries) {
-      table.scenes[key] = optima;
-      if (std::find(table.provenance.scenes.begin(), table.provenance.scenes.end(), key) ==
-          table.provenance.scenes.end())
-        table.provenance.scenes.push_back(key);
-    } else {
-      table.scenes.erase(key);
-    }
+    setSceneEntries(table.scenes, key,
+                    entriesWith(s.keepsSceneEntries ? optima : std::map<KernelId, TableEntry>{}));
+    if (s.keepsSceneEntries &&
+        std::find(table.provenance.scenes.begin(), table.provenance.scenes.end(), key) ==
+            table.provenance.scenes.end())
+      table.provenance.scenes.push_back(key);
   }
   device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
 }
@@ -422,26 +452,32 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
                                          options.objective, options.noiseBand,
                                          options.tieMicroseconds, incumbentSize(options, "", id));
 
-  // The table: overall picks; provenance.
+  // The table: overall picks over the replaced table's entries (tunedEntries); provenance. The
+  // entries of scenes this run did not tune and the batch entries ("scene@W", measured by batch
+  // tunings, TunerOptions::worlds, which a one-world run does not repeat) stay as they were.
   LaunchTable& table = result.table;
+  const LaunchTable* incumbent = options.incumbent ? &*options.incumbent : nullptr;
+  if (incumbent) table.scenes = incumbent->scenes;
   table.gpu = gpu;
   table.provenance.driver = device.gpu().driverVersion;
   table.provenance.cudaRuntime = device.gpu().runtimeVersion;
   table.provenance.date = today();
   table.provenance.commit = options.commit;
   table.provenance.scenes = options.scenes;
-  table.provenance.generator = "weft tune-launch";
-  for (const auto& [id, choice] : result.overall)
-    table.kernels[id] = {choice.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
-                         choice.speedup > 0.0 ? choice.speedup : 0.0};
-  // Batch entries ("scene@W") are measured by batch tunings (TunerOptions::worlds) that this
-  // one-world run does not repeat: the replaced table's are kept.
-  if (options.incumbent)
-    for (const auto& [key, entries] : options.incumbent->scenes)
-      if (key.find('@') != std::string::npos) {
-        table.scenes[key] = entries;
+  if (incumbent)
+    for (const std::string& key : incumbent->provenance.scenes)
+      if (std::find(table.provenance.scenes.begin(), table.provenance.scenes.end(), key) ==
+          table.provenance.scenes.end())
         table.provenance.scenes.push_back(key);
-      }
+  table.provenance.generator = "weft tune-launch";
+  std::set<KernelId> measuredAnywhere;
+  std::map<KernelId, TableEntry> picks;
+  for (const auto& [id, choice] : result.overall) {
+    measuredAnywhere.insert(id);
+    picks[id] = {choice.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                 choice.speedup > 0.0 ? choice.speedup : 0.0};
+  }
+  table.kernels = tunedEntries(incumbent ? &incumbent->kernels : nullptr, measuredAnywhere, picks);
 
   // 5. End-to-end verification per scene: defaults, overall table, per-scene optima.
   for (SceneTuning& s : result.scenes) {
@@ -452,12 +488,17 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
     SceneRunner& sim = *start.sim;
     const DeviceSnapshot& measurement = *start.snapshot;
 
-    LaunchTable sceneOnly = table;
-    sceneOnly.kernels.clear();
+    // The scene's optima for the kernels it measured, the table's sizes for the others.
+    std::set<KernelId> measured;
+    std::map<KernelId, TableEntry> optima;
     for (const auto& [id, k] : s.kernels)
-      if (!k.costs.empty())
-        sceneOnly.kernels[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
-                                 k.optimum.speedup};
+      if (!k.costs.empty()) {
+        measured.insert(id);
+        optima[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                      k.optimum.speedup};
+      }
+    LaunchTable sceneOnly = table;
+    sceneOnly.kernels = tunedEntries(&table.kernels, measured, optima);
     const int frames = options.endToEndFrames;
     s.stepUsDefault =
         timeEndToEnd(device, sim, measurement,
@@ -472,11 +513,15 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
                      LaunchPolicy::resolve(&sceneOnly, "", gpu.ccMajor, gpu.ccMinor), frames);
     // The overall table must not make a scene slower than the defaults, nor leave it clearly
     // slower than its own optima; where it does (beyond the noise band), keep the scene's optima.
-    if (s.stepUsOverall > s.stepUsDefault * (1.0 + options.noiseBand) ||
-        s.stepUsOverall > s.stepUsPerScene * (1.0 + options.noiseBand)) {
-      s.keepsSceneEntries = true;
-      table.scenes[s.scene] = sceneOnly.kernels;
-    }
+    s.keepsSceneEntries = s.stepUsOverall > s.stepUsDefault * (1.0 + options.noiseBand) ||
+                          s.stepUsOverall > s.stepUsPerScene * (1.0 + options.noiseBand);
+    const std::map<KernelId, TableEntry>* replaced = nullptr;  // the scene's entries before
+    if (incumbent)
+      if (auto it = incumbent->scenes.find(s.scene); it != incumbent->scenes.end())
+        replaced = &it->second;
+    setSceneEntries(table.scenes, s.scene,
+                    tunedEntries(replaced, measured,
+                                 s.keepsSceneEntries ? optima : std::map<KernelId, TableEntry>{}));
   }
   device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -15,16 +15,20 @@
 //      built-in defaults, the overall picks and the per-scene optima; a scene on which the overall
 //      table is slower than the defaults beyond the noise band keeps its per-scene optima as
 //      per-scene entries of the table.
-// The result is a LaunchTable with provenance and the data for the report (tuning_report.h).
+// The result is a LaunchTable with provenance and the data for the report (tuning_report.h). Over
+// an incumbent table (the one being replaced, same GPU) it sets only the entries this run
+// measured: kernels outside --kernels, kernels the run's scenes do not launch, the entries of
+// scenes it did not run and every batch entry of a one-world run keep the incumbent's sizes
+// (tunedEntries).
 #pragma once
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "kernels/runtime/device.h"
 #include "kernels/runtime/launch_table.h"
@@ -39,7 +43,8 @@ struct TunerOptions {
   // Worlds per scene (cable scenes): above 1, each scene is measured as a batch of this many
   // worlds, and the result is the incumbent table (or an empty one) with the batch entries
   // scenes["scene@worlds"] set to the batch's optima where they are not slower end to end than
-  // the one-world sizes; the overall picks and the other entries are kept as they are.
+  // the one-world sizes (an entry's kernels the batch did not measure keep their sizes); the
+  // overall picks and the other entries are kept as they are.
   int worlds = 1;
   std::vector<KernelId> kernels;   // kernels to tune (empty: every kernel a step launches)
   std::vector<int> blockSizes;     // elementwise candidates (empty: 8..1024)
@@ -101,6 +106,15 @@ struct TuneResult {
   double tieMicroseconds = 0.0;  // ... and the absolute tie (TunerOptions::tieMicroseconds)
   bool incumbent = false;        // near-ties went to a replaced table's sizes first
 };
+
+/// What a tuning writes for one set of entries (the overall sizes, or one scene's or batch's):
+/// the incumbent's entries (null: none) with every kernel of `measured` set as `chosen` says
+/// (absent from `chosen`: the run found that it needs no entry there), and every kernel this run
+/// did not measure (outside --kernels, or not launched by the scenes it ran) kept as the
+/// incumbent had it, so a tuning loses nothing it did not look at.
+std::map<KernelId, TableEntry> tunedEntries(const std::map<KernelId, TableEntry>* incumbent,
+                                            const std::set<KernelId>& measured,
+                                            const std::map<KernelId, TableEntry>& chosen);
 
 /// The state a scene is measured at: the densest self-contact frame of its tuning window (cloth),
 /// or the window's last frame (cloth without self-contact; cables, settled by then), saved as a

@@ -82,6 +82,71 @@ TEST(TuningReport, WritesMarkdownPlotsAndAValidTable) {
   fs::remove_all(dir);
 }
 
+// What a tuning writes over the table it replaces: the entries it measured as it chose them
+// (a measured kernel it chose no entry for loses the old one), every other entry as it was.
+TEST(Tuner, ATuningKeepsTheEntriesItDidNotMeasure) {
+  using K = KernelId;
+  const std::map<K, TableEntry> incumbent = {{K::begin_rigid_step, {64, 256, 1.2}},
+                                             {K::finish_rigid_step, {128, 256, 1.1}},
+                                             {K::compute_shape_aabbs, {32, 256, 1.3}}};
+  const std::map<K, TableEntry> chosen = {{K::begin_rigid_step, {16, 256, 1.5}},
+                                          {K::update_rigid_duals, {8, 256, 2.0}}};
+  const std::map<K, TableEntry> out =
+      tunedEntries(&incumbent, {K::begin_rigid_step, K::finish_rigid_step}, chosen);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out.at(K::begin_rigid_step).size, 16);     // measured and chosen
+  EXPECT_EQ(out.at(K::compute_shape_aabbs).size, 32);  // not measured: kept
+  EXPECT_FALSE(out.count(K::finish_rigid_step));       // measured, no entry chosen
+  EXPECT_FALSE(out.count(K::update_rigid_duals));      // chosen but not measured by this run
+  const std::map<K, TableEntry> fresh = tunedEntries(nullptr, {K::begin_rigid_step}, chosen);
+  ASSERT_EQ(fresh.size(), 1u);
+  EXPECT_EQ(fresh.at(K::begin_rigid_step).size, 16);
+}
+
+// `weft tune-launch --kernels K` over an existing table: only K's entries change; the other
+// kernels' sizes, the other scenes' entries and the batch entries stay as they were, for a
+// one-world tuning and for a batch tuning alike.
+TEST(Tuner, CudaTuningAKernelKeepsEveryOtherEntryOfTheTable) {
+  WEFT_REQUIRE_CUDA(gpu);
+  using K = KernelId;
+  LaunchTable before;
+  before.gpu = gpu->gpu().identity;
+  before.provenance = {"", "", "2026-11-28", "test", {"cloth_fold", "cable_y_junction@4"}, "test"};
+  before.kernels = {{K::begin_rigid_step, {32, 256, 1.1}},
+                    {K::vertex_triangle_collision_detection, {128, 256, 1.2}},
+                    {K::finish_rigid_step, {256, 256, 1.0}}};
+  before.scenes["cloth_fold"] = {{K::solve_elasticity_self_contact_tile, {16, 64, 1.3}}};
+  before.scenes["cable_y_junction@4"] = {{K::begin_rigid_step, {16, 256, 1.4}},
+                                         {K::solve_rigid_body_tile, {1, 32, 2.0}}};
+  TunerOptions options;
+  options.scenes = {"cable_y_junction"};
+  options.kernels = {K::finish_rigid_step};
+  options.blockSizes = {64, 128};
+  options.budgetMsPerPoint = 2.0;
+  options.endToEndFrames = 2;
+  options.incumbent = before;
+  for (int worlds : {1, 4}) {
+    SCOPED_TRACE(std::to_string(worlds) + " worlds");
+    options.worlds = worlds;
+    const LaunchTable after = tuneLaunches(*gpu, options).table;
+    EXPECT_EQ(after.kernels.at(K::begin_rigid_step).size, 32);
+    EXPECT_EQ(after.kernels.at(K::vertex_triangle_collision_detection).size, 128);
+    ASSERT_TRUE(after.kernels.count(K::finish_rigid_step));
+    if (worlds == 1)
+      EXPECT_THAT(after.kernels.at(K::finish_rigid_step).size, testing::AnyOf(64, 128));
+    ASSERT_TRUE(after.scenes.count("cloth_fold"));
+    EXPECT_EQ(after.scenes.at("cloth_fold").at(K::solve_elasticity_self_contact_tile).size, 16);
+    ASSERT_TRUE(after.scenes.count("cable_y_junction@4"));
+    const std::map<K, TableEntry>& batch = after.scenes.at("cable_y_junction@4");
+    EXPECT_EQ(batch.at(K::begin_rigid_step).size, 16);
+    EXPECT_EQ(batch.at(K::solve_rigid_body_tile).size, 1);
+    if (worlds == 4 && batch.count(K::finish_rigid_step))
+      EXPECT_THAT(batch.at(K::finish_rigid_step).size, testing::AnyOf(64, 128));
+    for (const char* key : {"cloth_fold", "cable_y_junction@4"})
+      EXPECT_THAT(after.provenance.scenes, testing::Contains(std::string(key)));
+  }
+}
+
 TEST(Tuner, RecorderSeesEveryLaunchOfAStepOnceWithTheSizesInEffect) {
   WEFT_REQUIRE_CUDA(gpu);
   const Scene& scene = findScene("cloth_hanging");
