@@ -307,6 +307,7 @@ EndToEndStart startEndToEnd(Device& device, const Scene& scene, const SceneOptio
 /// this GPU) with each scene's batch entries set to its optima where, end to end, they are not
 /// slower than the one-world sizes the table gives the batch without them. Where all of them
 /// together are slower, the ones that win end to end on their own, together, if they win so.
+/// The entry's sizes for kernels the run did not measure stay throughout (tunedEntries).
 void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult& result) {
   const GpuIdentity& gpu = device.gpu().identity;
   LaunchTable& table = result.table;
@@ -353,7 +354,8 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
         optima[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
                       k.optimum.speedup};
     const int frames = options.endToEndFrames;
-    // End to end with `entries` as the batch's entries (the one-world chain for the rest).
+    // End to end with `entries` for the measured kernels' batch entries (beside the entry's
+    // unmeasured ones; the one-world chain for the rest).
     const auto timeWithEntries = [&](const std::map<KernelId, TableEntry>& entries) {
       LaunchTable with = oneWorld;
       setSceneEntries(with.scenes, key, entriesWith(entries));
