@@ -72,6 +72,7 @@ Lbvh::Lbvh(const Device& device, int numLeaves, const std::vector<int>& worldBeg
       worldBits_(worldBegin.empty() ? 0 : int(std::bit_width(unsigned(numWorlds_ - 1)))),
       nodeLowers_(device, nodeCount(numLeaves)),
       nodeUppers_(device, nodeCount(numLeaves)),
+      nodeBoxes_(device, 2 * nodeCount(numLeaves)),
       nodeLeft_(device, internalCount(numLeaves)),
       nodeRight_(device, internalCount(numLeaves)),
       nodeParent_(device, nodeCount(numLeaves)),
@@ -153,14 +154,15 @@ void Lbvh::build(const Vec3* leafLowers, const Vec3* leafUppers) {
 void Lbvh::refit(const Vec3* leafLowers, const Vec3* leafUppers, const int* onlyIf) {
   const int n = numLeaves_;
   if (n == 0) return;
-  launchGroup(
-      *device_, int(chunkCount(n)),
-      LbvhRefitLeaves{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLowers_.data(),
-                      nodeUppers_.data(), chunkLowers_.data(), chunkUppers_.data(), onlyIf});
+  launchGroup(*device_, int(chunkCount(n)),
+              LbvhRefitLeaves{n, leafLowers, leafUppers, leafPrimitive_.data(), nodeLowers_.data(),
+                              nodeUppers_.data(), chunkLowers_.data(), chunkUppers_.data(),
+                              nodeBoxes_.data(), onlyIf});
   if (n > 1)
     launchGroup(*device_, n - 1,
                 LbvhRefitNodes{n, nodeRangeEnd_.data(), chunkLowers_.data(), chunkUppers_.data(),
-                               nodeLowers_.data(), nodeUppers_.data(), onlyIf});
+                               nodeLowers_.data(), nodeUppers_.data(), nodeLeft_.data(),
+                               nodeRight_.data(), nodeBoxes_.data(), onlyIf});
 }
 
 BvhView Lbvh::view() const {
@@ -171,7 +173,8 @@ BvhView Lbvh::view() const {
                  nodeRight_.data(),
                  nodeEscape_.data(),
                  leafPrimitive_.data(),
-                 worldRoot_.empty() ? nullptr : worldRoot_.data()};
+                 worldRoot_.empty() ? nullptr : worldRoot_.data(),
+                 nodeBoxes_.data()};
 }
 
 LbvhHostCopy Lbvh::download() const {
@@ -179,6 +182,7 @@ LbvhHostCopy Lbvh::download() const {
   host.numLeaves = numLeaves_;
   host.nodeLowers = nodeLowers_.download();
   host.nodeUppers = nodeUppers_.download();
+  host.nodeBoxes = nodeBoxes_.download();
   host.nodeLeft = nodeLeft_.download();
   host.nodeRight = nodeRight_.download();
   host.nodeParent = nodeParent_.download();

@@ -32,15 +32,16 @@ namespace weft {
 /// A host copy of every node array of an Lbvh (tests, validation, diagnostics).
 struct LbvhHostCopy {
   int numLeaves = 0;
-  std::vector<Vec3> nodeLowers;    // (2N − 1)
-  std::vector<Vec3> nodeUppers;    // (2N − 1)
-  std::vector<int> nodeLeft;       // (N − 1)
-  std::vector<int> nodeRight;      // (N − 1)
-  std::vector<int> nodeParent;     // (2N − 1), root −1
-  std::vector<int> nodeEscape;     // (2N − 1)
-  std::vector<int> nodeRangeEnd;   // (N − 1) node i's leaves are those between i and this
-  std::vector<int> leafPrimitive;  // (N)
-  std::vector<int> worldRoot;      // (worlds) with worlds, else empty
+  std::vector<Vec3> nodeLowers;        // (2N − 1)
+  std::vector<Vec3> nodeUppers;        // (2N − 1)
+  std::vector<BvhNodeHalf> nodeBoxes;  // (2 · (2N − 1)) node records
+  std::vector<int> nodeLeft;           // (N − 1)
+  std::vector<int> nodeRight;          // (N − 1)
+  std::vector<int> nodeParent;         // (2N − 1), root −1
+  std::vector<int> nodeEscape;         // (2N − 1)
+  std::vector<int> nodeRangeEnd;       // (N − 1) node i's leaves are those between i and this
+  std::vector<int> leafPrimitive;      // (N)
+  std::vector<int> worldRoot;          // (worlds) with worlds, else empty
 };
 
 class Lbvh {
@@ -79,15 +80,16 @@ class Lbvh {
   int numWorlds_ = 1;
   int worldBits_ = 0;  // key bits above the Morton code (0: one world)
 
-  DeviceBuffer<Vec3> nodeLowers_;    // (2N − 1)
-  DeviceBuffer<Vec3> nodeUppers_;    // (2N − 1)
-  DeviceBuffer<int> nodeLeft_;       // (N − 1)
-  DeviceBuffer<int> nodeRight_;      // (N − 1)
-  DeviceBuffer<int> nodeParent_;     // (2N − 1)
-  DeviceBuffer<int> nodeEscape_;     // (2N − 1)
-  DeviceBuffer<int> leafPrimitive_;  // (N)
-  DeviceBuffer<int> nodeRangeEnd_;   // (N − 1) other end of each node's leaf range
-  DeviceBuffer<Vec3> chunkLowers_;   // (⌈N / kLbvhRefitChunk⌉) refit chunk boxes
+  DeviceBuffer<Vec3> nodeLowers_;        // (2N − 1)
+  DeviceBuffer<Vec3> nodeUppers_;        // (2N − 1)
+  DeviceBuffer<BvhNodeHalf> nodeBoxes_;  // (2 · (2N − 1)) node records (kernels/lbvh.cuh)
+  DeviceBuffer<int> nodeLeft_;           // (N − 1)
+  DeviceBuffer<int> nodeRight_;          // (N − 1)
+  DeviceBuffer<int> nodeParent_;         // (2N − 1)
+  DeviceBuffer<int> nodeEscape_;         // (2N − 1)
+  DeviceBuffer<int> leafPrimitive_;      // (N)
+  DeviceBuffer<int> nodeRangeEnd_;       // (N − 1) other end of each node's leaf range
+  DeviceBuffer<Vec3> chunkLowers_;       // (⌈N / kLbvhRefitChunk⌉) refit chunk boxes
   DeviceBuffer<Vec3> chunkUppers_;
   DeviceBuffer<unsigned> sceneBounds_;       // (6) ordered codes of −min and max of the centres
   DeviceBuffer<std::uint64_t> keys_;         // (N) in primitive order

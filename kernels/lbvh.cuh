@@ -18,10 +18,11 @@
 //   lbvh_escape_indices   reads children and parents; writes each node's escape (walk up until the
 //                         node is a left child: its sibling; the root's is −1)
 //   lbvh_refit_leaves     reads leaf boxes and the leaf → primitive map; writes the leaf nodes'
-//                         boxes and the union of every chunk of 32 consecutive sorted leaves
+//                         boxes and records and the union of every chunk of 32 consecutive
+//                         sorted leaves
 //   lbvh_refit_nodes      reads each internal node's leaf range [first, last], the chunk and leaf
-//                         boxes; writes the node's box, the union of the range (no bottom-up
-//                         chain: every node independent)
+//                         boxes; writes the node's box, the union of the range, and its record
+//                         (no bottom-up chain: every node independent)
 // Worlds (a forest in one tree): when the primitives belong to worlds (contiguous ranges of
 // primitive ids, Lbvh's worldBegin), each world's centres are normalized in its own bounds and the
 // key is world << (30 + b) | morton30 << b | (p − the world's first primitive): the world is the
@@ -29,6 +30,12 @@
 // exactly the shape its primitives alone would give (the same keys below the world bits), whose
 // root the hierarchy kernel records (BvhView::worldRoot). A query started there visits only its
 // world, in the order of the world's own tree.
+// Node records (BvhView::nodeBoxes, written by the refit beside nodeLowers/nodeUppers): node n's
+// box and links in two 16-byte halves, [2n] = (lower corner, left child or, for a leaf, its
+// primitive) and [2n + 1] = (upper corner, right child or −1), so the cooperative traversal tests
+// both children of a popped node with four vector loads of two records and already holds their
+// children for the next round (bvhQueryGroupFrom): one dependent global load per level instead of
+// two (the children, then six scattered corners).
 // Every box operation is a comparison (selectMin/selectMax), never arithmetic, so boxes are exact
 // and bit-identical on both backends. Centres are taken as lower+upper (the ½ cancels in the
 // normalization), which leaves no a·b+c that nvcc could contract into an FMA on one backend only.
@@ -131,6 +138,12 @@ WEFT_HD inline unsigned mortonCell(float u) {
 
 // ---- Layout and traversal ----------------------------------------------------------------------
 
+/// Half of a node record (file comment, "Node records"): a box corner and a link, 16 bytes.
+struct alignas(16) BvhNodeHalf {
+  Vec3 corner;
+  int link;
+};
+
 /// What traversal kernels take: plain views of a built Lbvh (collision/lbvh.h). See the file
 /// comment for the layout.
 struct BvhView {
@@ -144,9 +157,20 @@ struct BvhView {
   const int* __restrict__ worldRoot = nullptr;      // (worlds) root node of world w's subtree,
                                                     // −1 for a world without primitives; null:
                                                     // one world, rooted at node 0
+  const BvhNodeHalf* __restrict__ nodeBoxes = nullptr;  // (2 · (2·numLeaves − 1)) node records
   WEFT_HD bool isLeaf(int node) const { return node >= numLeaves - 1; }
   /// Where a query of world `world` starts (node 0 without worlds).
   WEFT_HD int rootOf(int world) const { return worldRoot ? worldRoot[world] : 0; }
+  /// Half h (0: lower corner and left child or primitive, 1: upper corner and right child) of
+  /// node's record: one 16-byte load on CUDA.
+  WEFT_HD BvhNodeHalf nodeHalf(int node, int h) const {
+#if WEFT_DEVICE_PASS
+    const float4 v = __ldg(reinterpret_cast<const float4*>(nodeBoxes) + (2 * node + h));
+    return {{v.x, v.y, v.z}, __float_as_int(v.w)};
+#else
+    return nodeBoxes[2 * node + h];
+#endif
+  }
 };
 
 namespace lbvh_detail {
@@ -264,14 +288,16 @@ WEFT_HD int bvhWalkSubtree(const BvhView& bvh, int node, const Vec3& lower, cons
 inline constexpr int kCooperativeStackIntsPerLane = 32;
 
 /// A query walked by a group of lanes (launch.h, Group shape): the group keeps a stack, in its
-/// shared memory (g.shared(), g.sharedInts() entries), of internal nodes whose boxes overlap the
-/// query. Each round its lanes pop up to one node each from the top and test both children's
-/// boxes (two independent loads per lane); overlapping leaves are accepted or not by
-/// accept(primitive) in parallel, overlapping internal children are pushed (ballots + prefix
-/// counts: no atomics). A non-overlapping node is never pushed, so a round is one level of useful
-/// work for every busy lane. If a round's pushes would not fit on the stack, each lane that holds
-/// such children walks those subtrees alone along the escape indices (bvhWalkSubtree), one lane
-/// after another, so the query is complete for any stack size.
+/// shared memory (g.shared(), g.sharedInts() / 2 entries), of internal nodes whose boxes overlap
+/// the query, each entry the node's two children (from its record, file comment "Node records").
+/// Each round its lanes pop up to one entry each from the top and load both children's records
+/// (four independent 16-byte loads per lane, which need nothing but the entry); overlapping leaves
+/// are accepted or not by accept(primitive) in parallel, overlapping internal children are pushed
+/// with the children their records hold (ballots + prefix counts: no atomics). A non-overlapping
+/// node is never pushed, so a round is one level of useful work for every busy lane. If a round's
+/// pushes would not fit on the stack, each lane that holds such children walks those subtrees
+/// alone along the escape indices (bvhWalkSubtree), one lane after another, so the query is
+/// complete for any stack size (a stack without room for one entry walks the root's subtree so).
 /// Accepted leaves (sorted-leaf indices) go to hits[0, capacity) in the order found, which
 /// depends on the group size; bvhWriteSortedPrimitives turns them into the canonical order.
 /// Returns the number of accepted leaves (which may exceed capacity). Uniform over the group.
@@ -292,45 +318,63 @@ WEFT_HD int bvhQueryGroupFrom(const Group& g, const BvhView& bvh, int root, cons
       hits[count + popCount(bits & below)] = node - firstLeaf;
     count += popCount(bits);
   };
-  const bool rootOverlaps = boxesOverlap(bvh.nodeLowers[root], bvh.nodeUppers[root], lower, upper);
+  const BvhNodeHalf rootLower = bvh.nodeHalf(root, 0), rootUpper = bvh.nodeHalf(root, 1);
+  const bool rootOverlaps = boxesOverlap(rootLower.corner, rootUpper.corner, lower, upper);
   if (root >= firstLeaf) {  // a single leaf
-    record(rank == 0 && rootOverlaps && accept(bvh.leafPrimitive[root - firstLeaf]), root);
+    record(rank == 0 && rootOverlaps && accept(rootLower.link), root);
     return count;
   }
   if (!rootOverlaps) return 0;
-  int* stack = g.shared();
-  const int stackCapacity = g.sharedInts();
-  if (rank == 0) stack[0] = root;
+  int* stack = g.shared();  // entry k: the children of a node, at 2k and 2k + 1
+  const int stackCapacity = g.sharedInts() / 2;
+  if (stackCapacity < 1) {  // no room for the root's entry
+    const int found =
+        rank == 0 ? bvhWalkSubtree(bvh, root, lower, upper, hits, 0, capacity, accept) : 0;
+    return g.shuffle(found, 0);
+  }
+  if (rank == 0) {
+    stack[0] = rootLower.link;
+    stack[1] = rootUpper.link;
+  }
   g.sync();
   int size = 1;  // stack entries (uniform)
   while (size > 0) {
     const int lanes = g.size();
     const int n = size < lanes ? size : lanes;
-    const int node = rank < n ? stack[size - 1 - rank] : -1;
+    int left = -1, right = -1;
+    if (rank < n) {
+      left = stack[2 * (size - 1 - rank)];
+      right = stack[2 * (size - 1 - rank) + 1];
+    }
     size -= n;
     g.sync();  // every pop is read before this round's pushes overwrite those entries
-    int left = -1, right = -1;
+    BvhNodeHalf leftLower{}, leftUpper{}, rightLower{}, rightUpper{};
     bool leftOverlaps = false, rightOverlaps = false;
-    if (node >= 0) {
-      left = bvh.nodeLeft[node];
-      right = bvh.nodeRight[node];
-      leftOverlaps = boxesOverlap(bvh.nodeLowers[left], bvh.nodeUppers[left], lower, upper);
-      rightOverlaps = boxesOverlap(bvh.nodeLowers[right], bvh.nodeUppers[right], lower, upper);
+    if (left >= 0) {
+      leftLower = bvh.nodeHalf(left, 0);
+      leftUpper = bvh.nodeHalf(left, 1);
+      rightLower = bvh.nodeHalf(right, 0);
+      rightUpper = bvh.nodeHalf(right, 1);
+      leftOverlaps = boxesOverlap(leftLower.corner, leftUpper.corner, lower, upper);
+      rightOverlaps = boxesOverlap(rightLower.corner, rightUpper.corner, lower, upper);
     }
-    record(leftOverlaps && left >= firstLeaf &&
-               accept(bvh.leafPrimitive[left >= firstLeaf ? left - firstLeaf : 0]),
-           left);
-    record(rightOverlaps && right >= firstLeaf &&
-               accept(bvh.leafPrimitive[right >= firstLeaf ? right - firstLeaf : 0]),
-           right);
+    record(leftOverlaps && left >= firstLeaf && accept(leftLower.link), left);
+    record(rightOverlaps && right >= firstLeaf && accept(rightLower.link), right);
     const bool pushLeft = leftOverlaps && left < firstLeaf;
     const bool pushRight = rightOverlaps && right < firstLeaf;
     const unsigned leftBits = g.ballot(pushLeft), rightBits = g.ballot(pushRight);
     const int pushes = popCount(leftBits) + popCount(rightBits);
     if (size + pushes <= stackCapacity) {
       int at = size + popCount(leftBits & below) + popCount(rightBits & below);
-      if (pushRight) stack[at++] = right;
-      if (pushLeft) stack[at] = left;
+      if (pushRight) {
+        stack[2 * at] = rightLower.link;
+        stack[2 * at + 1] = rightUpper.link;
+        ++at;
+      }
+      if (pushLeft) {
+        stack[2 * at] = leftLower.link;
+        stack[2 * at + 1] = leftUpper.link;
+      }
       size += pushes;
     } else {
       for (unsigned bits = leftBits | rightBits; bits != 0; bits &= bits - 1) {
@@ -642,6 +686,7 @@ struct LbvhRefitLeaves {
   Vec3* __restrict__ nodeUppers;          // (2·numLeaves − 1)
   Vec3* __restrict__ chunkLowers;         // (⌈numLeaves / kLbvhRefitChunk⌉) out
   Vec3* __restrict__ chunkUppers;
+  BvhNodeHalf* __restrict__ nodeBoxes;  // (2 · (2·numLeaves − 1)) out: the leaf nodes' records
   const int* __restrict__ onlyIf = nullptr;  // (1) when given, the refit runs only if it is ≠ 0
 
   template <class Group>
@@ -655,6 +700,8 @@ struct LbvhRefitLeaves {
       const Vec3 lo = leafLowers[primitive], hi = leafUppers[primitive];
       nodeLowers[numLeaves - 1 + leaf] = lo;
       nodeUppers[numLeaves - 1 + leaf] = hi;
+      nodeBoxes[2 * (numLeaves - 1 + leaf)] = {lo, primitive};
+      nodeBoxes[2 * (numLeaves - 1 + leaf) + 1] = {hi, -1};
       lower = selectMin(lower, lo);
       upper = selectMax(upper, hi);
     }
@@ -682,6 +729,9 @@ struct LbvhRefitNodes {
   const Vec3* __restrict__ chunkUppers;
   Vec3* __restrict__ nodeLowers;  // (2·numLeaves − 1) in: leaf nodes (stage 1); out: internal
   Vec3* __restrict__ nodeUppers;
+  const int* __restrict__ nodeLeft;     // (numLeaves − 1)
+  const int* __restrict__ nodeRight;    // (numLeaves − 1)
+  BvhNodeHalf* __restrict__ nodeBoxes;  // (2 · (2·numLeaves − 1)) out: internal nodes' records
   const int* __restrict__ onlyIf = nullptr;  // as LbvhRefitLeaves::onlyIf
 
   template <class Group>
@@ -719,6 +769,8 @@ struct LbvhRefitNodes {
     if (g.rank() == 0) {
       nodeLowers[node] = lower;
       nodeUppers[node] = upper;
+      nodeBoxes[2 * node] = {lower, nodeLeft[node]};
+      nodeBoxes[2 * node + 1] = {upper, nodeRight[node]};
     }
   }
 };

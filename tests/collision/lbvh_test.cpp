@@ -182,9 +182,22 @@ testing::AssertionResult isValidTree(const LbvhHostCopy& t, const Boxes& boxes) 
   if (t.nodeLowers.size() != nodes || t.nodeUppers.size() != nodes ||
       t.nodeParent.size() != nodes || t.nodeEscape.size() != nodes ||
       t.nodeLeft.size() != internal || t.nodeRight.size() != internal ||
-      t.leafPrimitive.size() != size_t(n))
+      t.leafPrimitive.size() != size_t(n) || t.nodeBoxes.size() != 2 * nodes)
     return testing::AssertionFailure() << "array sizes do not match " << n << " leaves";
   if (n == 0) return testing::AssertionSuccess();
+
+  // Node records (what the cooperative traversal reads): the node's box, bit for bit, with its
+  // children (internal node) or its primitive and −1 (leaf).
+  for (size_t node = 0; node < nodes; ++node) {
+    const BvhNodeHalf lo = t.nodeBoxes[2 * node], hi = t.nodeBoxes[2 * node + 1];
+    const bool leaf = node >= internal;
+    const int wantLo = leaf ? t.leafPrimitive[node - internal] : t.nodeLeft[node];
+    const int wantHi = leaf ? -1 : t.nodeRight[node];
+    if (!sameBits(lo.corner, t.nodeLowers[node]) || !sameBits(hi.corner, t.nodeUppers[node]) ||
+        lo.link != wantLo || hi.link != wantHi)
+      return testing::AssertionFailure() << "node " << node << " record differs from its box or "
+                                         << "links (" << lo.link << ", " << hi.link << ")";
+  }
 
   // Leaf i holds a primitive; together they are a permutation; leaf boxes are the inputs.
   std::vector<int> seen(n, 0);
@@ -648,6 +661,10 @@ void expectIdentical(const LbvhHostCopy& a, const LbvhHostCopy& b) {
       std::memcmp(a.nodeLowers.data(), b.nodeLowers.data(), a.nodeLowers.size() * sizeof(Vec3)), 0);
   EXPECT_EQ(
       std::memcmp(a.nodeUppers.data(), b.nodeUppers.data(), a.nodeUppers.size() * sizeof(Vec3)), 0);
+  ASSERT_EQ(a.nodeBoxes.size(), b.nodeBoxes.size());
+  EXPECT_EQ(
+      std::memcmp(a.nodeBoxes.data(), b.nodeBoxes.data(), a.nodeBoxes.size() * sizeof(BvhNodeHalf)),
+      0);
   EXPECT_EQ(a.nodeLeft, b.nodeLeft);
   EXPECT_EQ(a.nodeRight, b.nodeRight);
   EXPECT_EQ(a.nodeParent, b.nodeParent);
