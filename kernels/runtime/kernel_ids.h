@@ -139,6 +139,12 @@ inline constexpr std::array<int, 7> kTileSizes = {1, 8, 16, 32, 64, 128, 256};
 inline constexpr std::array<int, 6> kGroupSizes = {1, 2, 4, 8, 16, 32};
 /// Threads per block of a group kernel (kGroupBlockThreads / lanes items per block).
 inline constexpr int kGroupBlockThreads = 128;
+/// Blocks of a group launch at most (launch_cuda.cuh, GroupsBody: a group then serves several
+/// items): about eight waves of a full H100 (132 SMs × 16 blocks of 128 threads). A launch of
+/// millions of items whose work is mostly a flag read (a detection that keeps its lists, a refit
+/// that is not due) otherwise starts and retires a thread per lane of every item
+/// (docs/PERFORMANCE.md, "Group launches with a bounded grid").
+inline constexpr int kMaxGroupBlocks = 16384;
 /// Threads per block of a tile kernel whose tiles have at most 32 lanes (several tiles a block).
 inline constexpr int kTileBlockThreads = 128;
 /// A tile of one lane keeps one partial sum per level of its tree (launch_cuda.cuh, TilesBody<1>)

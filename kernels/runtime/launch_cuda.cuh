@@ -245,17 +245,25 @@ struct TilesBody {
   }
 };
 
-/// Groups of G lanes, kGroupBlockThreads / G per block, one item each (launch.h, Group shape).
+/// Groups of G lanes, kGroupBlockThreads / G per block (launch.h, Group shape). A group takes
+/// items groupIndex, groupIndex + groups, … (groups = the grid's, at most kMaxGroupBlocks blocks:
+/// launchGroupsOnCuda), one after another, with a barrier of the group between them (the next
+/// item may overwrite the group-shared memory the last one read).
 template <int G>
 struct GroupsBody {
   template <class K>
   __device__ static void run(const K& kernel, int count, int /*unused*/) {
     extern __shared__ __align__(16) int groupShared[];
+    const int groupsPerBlock = int(blockDim.x) / G;
     const int groupInBlock = int(threadIdx.x) / G;
-    const int item = int(blockIdx.x) * (int(blockDim.x) / G) + groupInBlock;
-    if (item >= count) return;  // uniform over the group
     const int ints = G * K::kSharedIntsPerLane;
-    kernel(WarpGroup<G>::make(groupShared + groupInBlock * ints, ints), item);
+    const auto group = WarpGroup<G>::make(groupShared + groupInBlock * ints, ints);
+    const int first = int(blockIdx.x) * groupsPerBlock + groupInBlock;
+    const int stride = int(gridDim.x) * groupsPerBlock;
+    for (int item = first; item < count; item += stride) {  // uniform over the group
+      if (item != first) group.sync();
+      kernel(group, item);
+    }
   }
 };
 
@@ -515,7 +523,7 @@ KernelResources groupsKernelResources(const K&, int lanes) {
 template <class K>
 int launchGroupsOnCuda(void* stream, int count, int lanes, const K& kernel) {
   const int itemsPerBlock = kGroupBlockThreads / lanes;
-  const int grid = (count + itemsPerBlock - 1) / itemsPerBlock;
+  const int grid = std::min((count + itemsPerBlock - 1) / itemsPerBlock, kMaxGroupBlocks);
   const cudaStream_t s = static_cast<cudaStream_t>(stream);
   dispatchSize<1, 2, 4, 8, 16, 32>(lanes, "lanes per item", [&](auto g) {
     constexpr auto entry = entryOf<GroupsBody<decltype(g)::value>, K>();
