@@ -143,7 +143,7 @@ inline constexpr int kGroupBlockThreads = 128;
 /// items): about eight waves of a full H100 (132 SMs × 16 blocks of 128 threads). A launch of
 /// millions of items whose work is mostly a flag read (a detection that keeps its lists, a refit
 /// that is not due) otherwise starts and retires a thread per lane of every item
-/// (docs/PERFORMANCE.md, "Group launches with a bounded grid").
+/// (docs/PERFORMANCE.md, "group launches with a bounded grid").
 inline constexpr int kMaxGroupBlocks = 16384;
 /// Threads per block of a tile kernel whose tiles have at most 32 lanes (several tiles a block).
 inline constexpr int kTileBlockThreads = 128;

@@ -17,8 +17,9 @@
 //                larger tiles are one block each and synchronize the block; a tile of one lane
 //                (for batches that fill the GPU with items) keeps only a partial sum per tree
 //                level, in shared memory;
-//   group        a group of G lanes of one warp per item (kGroupBlockThreads / G items a block),
-//                with G × K::kSharedIntsPerLane ints of shared memory of its own.
+//   group        a group of G lanes of one warp per item (kGroupBlockThreads / G groups a block),
+//                with G × K::kSharedIntsPerLane ints of shared memory of its own; at most
+//                kMaxGroupBlocks blocks, a group serving items a grid's groups apart.
 //
 // Every launch is a programmatic dependent launch (awaitPriorGrids below): the same order and the
 // same memory as serialized launches, with shorter gaps between them.
