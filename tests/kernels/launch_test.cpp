@@ -269,11 +269,12 @@ struct GroupCountAndSum {
   }
 };
 
-void expectGroupResults(const Device& device, int items, unsigned seed) {
+/// Items of 0 … maxValues − 1 random values each.
+void expectGroupResults(const Device& device, int items, unsigned seed, int maxValues = 70) {
   std::mt19937 rng(seed);
   std::vector<int> offsets{0}, values;
   for (int i = 0; i < items; ++i) {
-    const int n = int(rng() % 70);
+    const int n = int(rng() % unsigned(maxValues));
     for (int k = 0; k < n; ++k) values.push_back(int(rng() % 201) - 100);
     offsets.push_back(int(values.size()));
   }
@@ -311,6 +312,9 @@ TEST(LaunchGroup, BallotsSharedMemoryAndShufflesOnCudaForEveryGroupSize) {
     policy.setOverride(KernelId::edge_colliding_edges_detection_cooperative, lanes);
     gpu->setLaunchPolicy(policy);
     for (int items : {1, 7, 1000, 5001}) expectGroupResults(*gpu, items, seed + unsigned(items));
+    // More items than kMaxGroupBlocks blocks hold: every group serves two or three in turn.
+    const int beyond = 2 * kMaxGroupBlocks * (kGroupBlockThreads / lanes) + 4099;
+    expectGroupResults(*gpu, beyond, seed + unsigned(beyond), 4);
   }
   gpu->setLaunchPolicy(LaunchPolicy{});
 }
