@@ -35,7 +35,7 @@
 // primitive) and [2n + 1] = (upper corner, right child or −1), so the cooperative traversal tests
 // both children of a popped node with four vector loads of two records and already holds their
 // children for the next round (bvhQueryGroupFrom): one dependent global load per level instead of
-// two (the children, then six scattered corners).
+// two (the children, then their four scattered corners).
 // Every box operation is a comparison (selectMin/selectMax), never arithmetic, so boxes are exact
 // and bit-identical on both backends. Centres are taken as lower+upper (the ½ cancels in the
 // normalization), which leaves no a·b+c that nvcc could contract into an FMA on one backend only.

@@ -277,6 +277,22 @@ void setSceneEntries(std::map<std::string, std::map<KernelId, TableEntry>>& scen
     scenes[key] = std::move(entries);
 }
 
+/// The kernels scene tuning `s` measured (those with costs), and their optima as table entries.
+struct MeasuredOptima {
+  std::set<KernelId> measured;
+  std::map<KernelId, TableEntry> optima;
+};
+MeasuredOptima measuredOptima(const SceneTuning& s, const GpuIdentity& gpu) {
+  MeasuredOptima m;
+  for (const auto& [id, k] : s.kernels)
+    if (!k.costs.empty()) {
+      m.measured.insert(id);
+      m.optima[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
+                      k.optimum.speedup};
+    }
+  return m;
+}
+
 /// A scene (or batch) at its measurement frame, ready for end-to-end timing with the built-in
 /// sizes set. A first run goes through the frames the verification times, so that the scene it
 /// then snapshots starts with the contact capacities those frames need: a list that grew inside
@@ -332,9 +348,7 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     // measure (tunedEntries), `chosen` for those it did.
     std::optional<std::map<KernelId, TableEntry>> incumbentEntries;
     if (auto it = table.scenes.find(key); it != table.scenes.end()) incumbentEntries = it->second;
-    std::set<KernelId> measured;
-    for (const auto& [id, k] : s.kernels)
-      if (!k.costs.empty()) measured.insert(id);
+    auto [measured, optima] = measuredOptima(s, gpu);
     const auto entriesWith = [&](const std::map<KernelId, TableEntry>& chosen) {
       return tunedEntries(incumbentEntries ? &*incumbentEntries : nullptr, measured, chosen);
     };
@@ -348,11 +362,6 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
         startEndToEnd(device, scene, batch, s.measurementFrame, options.endToEndFrames);
     SceneRunner& sim = *start.sim;
     const DeviceSnapshot& measurement = *start.snapshot;
-    std::map<KernelId, TableEntry> optima;
-    for (const auto& [id, k] : s.kernels)
-      if (!k.costs.empty())
-        optima[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
-                      k.optimum.speedup};
     const int frames = options.endToEndFrames;
     // End to end with `entries` for the measured kernels' batch entries (beside the entry's
     // unmeasured ones; the one-world chain for the rest).
@@ -491,14 +500,7 @@ TuneResult tuneLaunches(Device& device, const TunerOptions& options) {
     const DeviceSnapshot& measurement = *start.snapshot;
 
     // The scene's optima for the kernels it measured, the table's sizes for the others.
-    std::set<KernelId> measured;
-    std::map<KernelId, TableEntry> optima;
-    for (const auto& [id, k] : s.kernels)
-      if (!k.costs.empty()) {
-        measured.insert(id);
-        optima[id] = {k.optimum.size, builtInLaunchSize(id, gpu.ccMajor, gpu.ccMinor),
-                      k.optimum.speedup};
-      }
+    const auto [measured, optima] = measuredOptima(s, gpu);
     LaunchTable sceneOnly = table;
     sceneOnly.kernels = tunedEntries(&table.kernels, measured, optima);
     const int frames = options.endToEndFrames;
