@@ -186,6 +186,23 @@ WEFT_HD inline Mat33 outer(const Vec3& a, const Vec3& b) {
     for (int j = 0; j < 3; ++j) r.m[i][j] = a[i] * b[j];
   return r;
 }
+/// m + a bᵀ, each entry a[i]·b[j] + m[i][j]. On CUDA each entry is one explicit fused
+/// multiply-add, so the compiler has no choice left: in a sum of outer products such as
+/// a aᵀ + b cᵀ, nvcc's front end may fuse either product with the addition, and it chose
+/// differently in different tile kernels that inline the same code (docs/DESIGN_NOTES.md, "Tile
+/// reductions are the same for every tile size"). On the host a product and an addition (host
+/// code never contracts).
+WEFT_HD inline Mat33 addOuter(Mat33 m, const Vec3& a, const Vec3& b) {
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+#ifdef __CUDA_ARCH__
+      m.m[i][j] = __fmaf_rn(a[i], b[j], m.m[i][j]);
+#else
+      m.m[i][j] = a[i] * b[j] + m.m[i][j];
+#endif
+    }
+  return m;
+}
 /// [a]×, so that skew(a)·b = a × b.
 WEFT_HD inline Mat33 skew(const Vec3& a) {
   Mat33 r;

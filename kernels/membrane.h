@@ -116,8 +116,12 @@ WEFT_HD inline ForceHessian membraneForceHessian(int slot, const Vec3& x0, const
     const Vec3 dC01 = w0 * F.f1 + w1 * F.f0;
     const Vec3 dC11 = 2.0f * w1 * F.f1;
     out.force -= restArea * kd * (rate00 * dC00 + 2.0f * rate01 * dC01 + rate11 * dC11);
+    // 2 dC01 dC01ᵀ as dC01 (2 dC01)ᵀ (the same bits: scaling by two is exact), and the sum of
+    // the three outer products with explicit fused multiply-adds on CUDA (addOuter): nvcc fused
+    // a different one of the products with the additions in some tile kernels' inlining of this
+    // code than in others, and the tile sizes disagreed.
     out.hessian += (restArea * kd * invDt) *
-                   (outer(dC00, dC00) + 2.0f * outer(dC01, dC01) + outer(dC11, dC11));
+                   addOuter(addOuter(outer(dC00, dC00), dC01, 2.0f * dC01), dC11, dC11);
   }
   return out;
 }
