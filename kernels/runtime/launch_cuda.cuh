@@ -130,12 +130,26 @@ __host__ __device__ OneLaneSpill oneLaneSpillOf(const K& kernel, int slots, int 
   return {};
 }
 
-/// Tiles of kTile lanes, blockDim.x / kTile of them per block, one item each. The lanes fill the
-/// tile's shared-memory slots with the item's parts (zero past the count, up to the next power
-/// of two), a pairwise tree sums the slots in an order that depends only on the part count, and
-/// rank 0 finishes the item. `slotsPerTile` = maxParts rounded up to a power of two. A tile of at
-/// most 32 lanes whose item has no more (padded) parts than lanes runs the same tree with warp
-/// shuffles instead of shared memory.
+/// Lane `lane`'s slots of a tile of `tile` lanes as the items of a one-lane tree: leaf j is slot
+/// lane + j · tile (zero past the item's parts), `leaves` of them (TilesBody).
+template <class K>
+struct LaneSlots {
+  using Part = typename K::Part;
+  const K& kernel;
+  int lane, tile, leaves, parts;
+  WEFT_HD int partCount(int) const { return leaves; }
+  WEFT_HD Part part(int item, int j) const {
+    const int s = lane + j * tile;
+    return s < parts ? kernel.part(item, s) : Part{};
+  }
+};
+
+/// Tiles of kTile lanes, blockDim.x / kTile of them per block, one item each. A pairwise tree sums
+/// the item's parts (zero past the count, up to the next power of two) in an order that depends
+/// only on the part count, and rank 0 finishes the item; `slotsPerTile` = maxParts rounded up to a
+/// power of two. One lane walks the tree leaf by leaf; 2 to 32 lanes each walk the subtree of
+/// their own slots so and add the lanes' sums with shuffles; a block-wide tile fills a slot per
+/// part in shared memory and sums them there.
 template <int kTile>
 struct TilesBody {
   template <class K>
@@ -199,44 +213,50 @@ struct TilesBody {
       kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel));
       return;
     }
-    Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
-    const auto sync = [&] {
-      if constexpr (kTile <= 32) {
-        const int base = int(threadIdx.x) & 31 & ~(kTile - 1);
-        __syncwarp(kTile == 32 ? 0xffffffffu : ((1u << kTile) - 1u) << base);
-      } else {
-        __syncthreads();  // one tile per block
+    if constexpr (kTile <= 32) {
+      // Each lane sums its own slots lane, lane + kTile, … (the tree's levels of stride kTile and
+      // more pair slots of one lane) with the one-lane walk, its partial sums in shared memory
+      // (tileLayout: log2(slots / kTile) levels a lane, word w of level l of thread t at
+      // [(l · words + w) · threads + t]), then the levels below kTile are shuffles: the same tree
+      // as the slots below, without a shared slot per part.
+      constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
+      const int threads = int(blockDim.x);
+      unsigned* const levelWords = reinterpret_cast<unsigned*>(sharedBytes) + threadIdx.x;
+      const auto storeLevel = [&](int level, const Part& p) {
+        unsigned words[kWords];
+        memcpy(words, &p, sizeof(Part));
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) levelWords[(level * kWords + w) * threads] = words[w];
+      };
+      const auto loadLevel = [&](int level) {
+        unsigned words[kWords];
+#pragma unroll
+        for (int w = 0; w < kWords; ++w) words[w] = levelWords[(level * kWords + w) * threads];
+        Part p;
+        memcpy(&p, words, sizeof(Part));
+        return p;
+      };
+      const int parts = kernel.partCount(item);
+      int width = 1;
+      while (width < parts) width *= 2;
+      const LaneSlots<K> mine{kernel, lane, kTile, width > kTile ? width / kTile : 1, parts};
+      Part value = sumPartsOneLane(mine, item, storeLevel, loadLevel);
+      const int base = int(threadIdx.x) & 31 & ~(kTile - 1);
+      const unsigned mask = kTile == 32 ? 0xffffffffu : ((1u << kTile) - 1u) << base;
+      for (int stride = (width < kTile ? width : kTile) / 2; stride > 0; stride /= 2) {
+        const Part other = shuffleDown(value, stride, mask, kTile);
+        if (lane < stride) value += other;
       }
-    };
+      if (lane == 0) kernel.finish(item, value);
+      return;
+    }
+    Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
+    const auto sync = [] { __syncthreads(); };  // one tile per block
+    // A block-wide tile: a slot per part in shared memory.
     const int parts = kernel.partCount(item);
     int width = 1;
     while (width < parts) width *= 2;
-    // A tile of at most 32 lanes whose parts fit one round keeps them in registers and runs the
-    // tree with shuffles; otherwise in shared memory. part() has one call site either way, so
-    // the compiler treats its arithmetic alike for every tile size (bit-identical sums).
-    const bool inRegisters = kTile <= 32 && width <= kTile;
-    Part value{};
-    for (int s = lane; s < width; s += kTile) {
-      const Part p = s < parts ? kernel.part(item, s) : Part{};
-      if (inRegisters)
-        value = p;
-      else
-        slots[s] = p;
-    }
-    if constexpr (kTile <= 32) {
-      if (inRegisters) {
-        // slot s += slot s + stride as a shuffle from lane s + stride: the shared-memory tree's
-        // order.
-        const int base = int(threadIdx.x) & 31 & ~(kTile - 1);
-        const unsigned mask = kTile == 32 ? 0xffffffffu : ((1u << kTile) - 1u) << base;
-        for (int stride = width / 2; stride > 0; stride /= 2) {
-          const Part other = shuffleDown(value, stride, mask, kTile);
-          if (lane < stride) value += other;
-        }
-        if (lane == 0) kernel.finish(item, value);
-        return;
-      }
-    }
+    for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
     sync();
     for (int stride = width / 2; stride > 0; stride /= 2) {
       for (int s = lane; s < stride; s += kTile) slots[s] += slots[s + stride];
@@ -469,7 +489,13 @@ void tileLayout(const K& kernel, int count, int tile, int& slotsPerTile, int& ti
   const int levels = oneLaneSpillOf(kernel, slotsPerTile, count).words
                          ? kOneLaneSharedLevelsOf<K>
                          : oneLaneLevels(slotsPerTile);
-  const size_t perTile = size_t(tile == 1 ? levels : slotsPerTile) * sizeof(typename K::Part);
+  // Tiles of 2 to 32 lanes keep log2(slots / lanes) partial sums a lane (TilesBody), larger ones
+  // a slot per part.
+  const int laneLevels = oneLaneLevels(slotsPerTile > tile ? slotsPerTile / tile : 1);
+  const size_t perTile = size_t(tile == 1    ? levels
+                                : tile <= 32 ? tile * laneLevels
+                                             : slotsPerTile) *
+                         sizeof(typename K::Part);
   tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;
   while (tilesPerBlock > 1 && size_t(tilesPerBlock) * perTile > kDefaultSharedBytesPerBlock)
     tilesPerBlock /= 2;
