@@ -23,9 +23,10 @@
 //                 of one-lane tiles beyond the first kOneLaneSharedLevels (launch_cuda.cuh), and
 //                 `static constexpr int kOneLaneMaxRegisters` (> 0: the one-lane entry's cap).
 //                 launchTile(device, n, K{...}) gives every item one cooperative tile: the
-//                 tile's lanes evaluate the item's parts in parallel into shared memory, a
-//                 fixed-shape pairwise tree (over part indices, padded to a power of two) sums
-//                 them, and lane 0 calls finish(). Because the tree depends only on the part
+//                 tile's lanes evaluate the item's parts in parallel, a fixed-shape pairwise
+//                 tree (over part indices, padded to a power of two) sums them (each lane its
+//                 own slots, then shuffles; block-wide tiles in shared memory), and lane 0
+//                 calls finish(). Because the tree depends only on the part
 //                 count, the sum is bit-identical for every tile size the tuner may pick; the CPU
 //                 backend runs the same tree with one lane per item. Tiles of up to 32 lanes
 //                 are packed several to a block (launch_cuda.cuh).
