@@ -12,8 +12,9 @@
 //   elementwise  one thread per item, block size from the table;
 //   tile         one tile of T lanes per item summing the item's parts; tiles of up to 32 lanes
 //                are packed kTileBlockThreads / T to a block (fewer if their shared memory would
-//                pass 48 KB) and synchronize with __syncwarp over their own lanes, so a small
-//                tile no longer leaves most of a warp and most of the SM's block slots empty;
+//                pass 48 KB), each lane summing its own slots with the one-lane walk and the
+//                lanes' sums added with shuffles, so a small tile no longer leaves most of a warp
+//                and most of the SM's block slots empty, nor keeps a shared slot per part;
 //                larger tiles are one block each and synchronize the block; a tile of one lane
 //                (for batches that fill the GPU with items) keeps only a partial sum per tree
 //                level, in shared memory;
@@ -148,7 +149,7 @@ struct LaneSlots {
 /// the item's parts (zero past the count, up to the next power of two) in an order that depends
 /// only on the part count, and rank 0 finishes the item; `slotsPerTile` = maxParts rounded up to a
 /// power of two. One lane walks the tree leaf by leaf; 2 to 32 lanes each walk the subtree of
-/// their own slots so and add the lanes' sums with shuffles; a block-wide tile fills a slot per
+/// their own slots and add the lanes' sums with shuffles; a block-wide tile fills a slot per
 /// part in shared memory and sums them there.
 template <int kTile>
 struct TilesBody {
