@@ -312,6 +312,23 @@ TEST(Membrane, DampingHessianIsExactWhenStrainRateVanishes) {
   }
 }
 
+// The damping Hessian sums its outer products with addOuter (explicit fused multiply-adds on CUDA,
+// kernels/math.h) and 2 dC01 dC01ᵀ as dC01 (2 dC01)ᵀ; on the host that is, bit for bit, the plain
+// sum it replaced, so the CPU backend's results did not move.
+TEST(Membrane, DampingHessianSumOnTheHostIsThePlainSumOfOuterProducts) {
+  Random rng;
+  TRACE_SEED(rng);
+  for (int trial = 0; trial < 1000; ++trial) {
+    const Vec3 a = toFloat(rng.vec(-3, 3)), b = toFloat(rng.vec(-3, 3)),
+               c = toFloat(rng.vec(-3, 3));
+    const Mat33 plain = outer(a, a) + 2.0f * outer(b, b) + outer(c, c);
+    const Mat33 fused = addOuter(addOuter(outer(a, a), b, 2.0f * b), c, c);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        EXPECT_EQ(fused.m[i][j], plain.m[i][j]) << "trial " << trial << " entry " << i << j;
+  }
+}
+
 TEST(Membrane, DampingActsOnlyWithPositiveKd) {
   Random rng;
   TRACE_SEED(rng);
