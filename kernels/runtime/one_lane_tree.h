@@ -1,7 +1,7 @@
 // The tile tree of one item evaluated by one lane (launch.h, Tile shape): the one-lane tiles of
 // launch_cuda.cuh (TilesBody<1>) and kernels that solve tile items inside a kernel of their own
 // (kernels/avbd.cuh, SolveRigidWorldIterations) sum an item's parts with this one function, so
-// both inline the same source (docs/DESIGN_NOTES.md, "FMA contraction in the AVBD kernels").
+// both inline the same source (docs/DESIGN_NOTES.md, "FMA contraction in the tile kernels").
 #pragma once
 
 #include "kernels/runtime/platform.h"
