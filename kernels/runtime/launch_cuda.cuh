@@ -251,17 +251,16 @@ struct TilesBody {
       if (lane == 0) kernel.finish(item, value);
       return;
     }
+    // A block-wide tile (one a block): a slot per part in shared memory.
     Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
-    const auto sync = [] { __syncthreads(); };  // one tile per block
-    // A block-wide tile: a slot per part in shared memory.
     const int parts = kernel.partCount(item);
     int width = 1;
     while (width < parts) width *= 2;
     for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
-    sync();
+    __syncthreads();
     for (int stride = width / 2; stride > 0; stride /= 2) {
       for (int s = lane; s < stride; s += kTile) slots[s] += slots[s + stride];
-      sync();
+      __syncthreads();
     }
     if (lane == 0) kernel.finish(item, parts > 0 ? slots[0] : Part{});
   }

@@ -21,6 +21,7 @@ Usage: fma_contraction_check.py FILE.ptx...   (CMake passes the PTX of the check
        fma_contraction_check.py --self-test
 """
 import collections
+import io
 import re
 import sys
 
@@ -28,7 +29,7 @@ ENTRY = re.compile(r"\.(?:visible\s+)?\.entry\s+(\S+)\(")
 FILE = re.compile(r"\.file\s+(\d+)\s+\"([^\"]+)\"")
 LOC = re.compile(r"\s*\.loc\s+(\d+)\s+(\d+)")
 INSTRUCTION = re.compile(r"\s*(?:@!?%p\d+\s+)?([a-z][\w.]*)\s+([^;]*);")
-BODY = re.compile(r"\d+(?:Tiles|Groups|Elements)BodyILi\d+EE|\d+(?:Tiles|Groups|Elements)Body")
+BODY = re.compile(r"\d+((?:Tiles|Groups|Elements)Body(?:ILi(\d+)EE)?)")
 
 
 def entries(ptx):
@@ -50,6 +51,14 @@ def group_key(name):
     kernel = name[m.end() : m.end() + length]
     rest = name[m.end() + length :]
     return kernel, BODY.sub("#", rest)
+
+
+def launch_body(name):
+    """The launch body of a mangled entry name, e.g. TilesBody<8>."""
+    m = BODY.search(name)
+    if not m:
+        return "?"
+    return m.group(1).split("ILi")[0] + (f"<{m.group(2)}>" if m.group(2) else "")
 
 
 def fused_products(text, files):
@@ -115,10 +124,8 @@ def check(ptx_texts, out=sys.stdout):
                 continue
             differing += 1
             lines = sorted(k for k in set(first) | set(fused) if first[k] != fused[k])
-            body = BODY.search(name[len(kernel) :])
-            first_body = BODY.search(first_name[len(kernel) :])
-            print(f"{kernel}: {first_body.group(0) if first_body else '?'} and "
-                  f"{body.group(0) if body else '?'} fuse different products:", file=out)
+            print(f"{kernel}: {launch_body(first_name)} and {launch_body(name)} fuse different "
+                  "products:", file=out)
             for location, factors in lines[:8]:
                 print(f"  {location}: fma of ({', '.join(factors)}): "
                       f"{first[(location, factors)]} vs {fused[(location, factors)]}", file=out)
@@ -139,17 +146,12 @@ def self_test_entry(size, fuse_first):
 
 def self_test():
     """The check finds a·b + c·d fused on the other product, and passes kernels fused alike."""
-
-    class Sink:
-        def write(self, text):
-            pass
-
     header = '.file 1 "/src/kernels/math.h"\n'
     other = header + self_test_entry(1, True) + self_test_entry(8, False) + self_test_entry(16, True)
-    differing, compared = check([other], Sink())
+    differing, compared = check([other], io.StringIO())
     assert (compared, differing) == (1, 1), (compared, differing)
     alike = header + self_test_entry(1, True) + self_test_entry(8, True) + self_test_entry(16, True)
-    differing, compared = check([alike], Sink())
+    differing, compared = check([alike], io.StringIO())
     assert (compared, differing) == (1, 0), (compared, differing)
     print("self-test passed: a product fused on the other side is found, kernels fused alike pass")
     return 0
