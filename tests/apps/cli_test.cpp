@@ -22,6 +22,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using test::cli;
 using test::CliResult;
@@ -552,6 +553,18 @@ TEST_F(CliTest, BenchTimesBatchesOfWorlds) {
   EXPECT_THAT(page, HasSubstr("every frame is timed with the host clock (CPU backend)"));
   EXPECT_THAT(page, HasSubstr("benchmarks_worlds.svg"));
   EXPECT_THAT(readFile(path("benchmarks_worlds.svg")), HasSubstr("<polyline"));
+  // No reference figures off the H100: the page says so instead of naming a comparison.
+  EXPECT_THAT(page, HasSubstr("Reference: none on this GPU"));
+  EXPECT_THAT(page, Not(HasSubstr("Newton 1.8.0 replicated")));
+  // Batches alone: no empty single-world tables, a sentence saying why they are absent.
+  ASSERT_EQ(cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1",
+                 "--worlds-only", "--markdown", path("ONLY.md")})
+                .code,
+            kExitOk);
+  const std::string only = readFile(path("ONLY.md"));
+  EXPECT_THAT(only, HasSubstr("Single-world figures: none in these results"));
+  EXPECT_THAT(only, Not(HasSubstr("## User-visible cost")));
+  EXPECT_THAT(only, HasSubstr("| cable_y_junction | 1 |"));
   EXPECT_EQ(
       cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "4,2"}).code,
       kExitError);
