@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -281,6 +282,37 @@ TEST(LaunchTable, MalformedTablesNameTheFileAndTheField) {
   EXPECT_THAT(parseError(replaced("\"kernels\"", "\"kernel\"")), HasSubstr("kernel"));
   EXPECT_THAT(parseError(replaced("\"forward_step\": {", "\"forward_step\": {\"blocksize\": 1, ")),
               HasSubstr("kernels.forward_step.blocksize"));
+}
+
+// The tables that ship (kernels/runtime/tables, one per GPU model measured: the H100 and the
+// H200 so far): each loads, is named as `weft tune-launch` names it (the GPU's name, lower case,
+// every other character '_'), applies to the GPU it was measured on, and keys its batch entries
+// "scene@W" with W > 1.
+TEST(LaunchTable, EveryShippedTableLoadsAndIsNamedAfterItsGpu) {
+  const fs::path folder = fs::path(WEFT_SOURCE_DIR) / "kernels" / "runtime" / "tables";
+  int tables = 0;
+  for (const auto& file : fs::directory_iterator(folder)) {
+    if (file.path().extension() != ".json") continue;
+    ++tables;
+    SCOPED_TRACE(file.path().string());
+    const LaunchTable t = LaunchTable::load(file.path().string());
+    std::string slug;
+    for (char c : t.gpu.name)
+      slug += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
+    EXPECT_EQ(file.path().stem().string(), slug);
+    EXPECT_TRUE(matchTable(t, t.gpu).applies);
+    EXPECT_FALSE(t.provenance.date.empty());
+    EXPECT_FALSE(t.provenance.commit.empty());
+    EXPECT_FALSE(t.kernels.empty());
+    for (const auto& [key, entries] : t.scenes) {
+      EXPECT_FALSE(entries.empty()) << key;
+      if (const size_t at = key.find('@'); at != std::string::npos) {
+        EXPECT_GT(at, 0u) << key;
+        EXPECT_GT(std::stoi(key.substr(at + 1)), 1) << key;
+      }
+    }
+  }
+  EXPECT_GE(tables, 2);
 }
 
 }  // namespace
