@@ -2,7 +2,6 @@
 // report. Unknown scene names are errors that list the valid ones, unknown kernel names errors
 // that name the closest; sizes that cannot launch are results, not errors.
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -49,13 +48,6 @@ std::vector<int> resolveSizes(const std::string& spec) {
   return sizes;
 }
 
-std::string slug(const std::string& gpuName) {
-  std::string s;
-  for (char c : gpuName)
-    s += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
-  return s;
-}
-
 int tune(const TuneOptions& options, std::ostream& out) {
   TunerOptions t;
   t.scenes = resolveSceneList(options.scenes, "tune");
@@ -85,8 +77,9 @@ int tune(const TuneOptions& options, std::ostream& out) {
     throw Error("tuning measures launch sizes on a CUDA GPU, but " + cudaUnavailableReason());
   auto device = openDevice("cuda", false);
   const std::string tablePath =
-      options.out.empty() ? defaultTablesDir() + "/" + slug(device->gpu().identity.name) + ".json"
-                          : options.out;
+      options.out.empty()
+          ? defaultTablesDir() + "/" + tableFileStem(device->gpu().identity.name) + ".json"
+          : options.out;
   checkOutputFile(tablePath, "--out");  // before the measurements, not after them
   if (!options.report.empty()) checkOutputFolder(options.report, "--report");
 

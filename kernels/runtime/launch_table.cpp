@@ -1,6 +1,7 @@
 #include "kernels/runtime/launch_table.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -335,6 +336,15 @@ std::string_view launchSourceName(LaunchSource source) {
 LaunchPolicy::LaunchPolicy() {
   for (KernelId id : allKernels())
     choices_[int(id)] = {builtInLaunchSize(id, 9, 0), LaunchSource::BuiltInDefault};
+}
+
+std::string tableFileStem(std::string_view gpuName) {
+  std::string stem;
+  for (char c : gpuName)
+    stem += std::isalnum(static_cast<unsigned char>(c))
+                ? static_cast<char>(std::tolower(static_cast<unsigned char>(c)))
+                : '_';
+  return stem;
 }
 
 std::string batchSceneKey(std::string_view scene, int worlds) {

@@ -4,7 +4,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -288,6 +287,12 @@ TEST(LaunchTable, MalformedTablesNameTheFileAndTheField) {
 // H200 so far): each loads, is named as `weft tune-launch` names it (the GPU's name, lower case,
 // every other character '_'), applies to the GPU it was measured on, and keys its batch entries
 // "scene@W" with W > 1.
+TEST(LaunchTable, FileStemIsTheGpuNameInLowerCaseWithUnderscores) {
+  EXPECT_EQ(tableFileStem("NVIDIA H100 80GB HBM3"), "nvidia_h100_80gb_hbm3");
+  EXPECT_EQ(tableFileStem("NVIDIA H200"), "nvidia_h200");
+  EXPECT_EQ(tableFileStem("NVIDIA GeForce RTX 4090"), "nvidia_geforce_rtx_4090");
+}
+
 TEST(LaunchTable, EveryShippedTableLoadsAndIsNamedAfterItsGpu) {
   const fs::path folder = fs::path(WEFT_SOURCE_DIR) / "kernels" / "runtime" / "tables";
   int tables = 0;
@@ -296,10 +301,7 @@ TEST(LaunchTable, EveryShippedTableLoadsAndIsNamedAfterItsGpu) {
     ++tables;
     SCOPED_TRACE(file.path().string());
     const LaunchTable t = LaunchTable::load(file.path().string());
-    std::string slug;
-    for (char c : t.gpu.name)
-      slug += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
-    EXPECT_EQ(file.path().stem().string(), slug);
+    EXPECT_EQ(file.path().stem().string(), tableFileStem(t.gpu.name));
     EXPECT_TRUE(matchTable(t, t.gpu).applies);
     EXPECT_FALSE(t.provenance.date.empty());
     EXPECT_FALSE(t.provenance.commit.empty());
