@@ -234,6 +234,153 @@ bool hasReference(const nlohmann::json& all, const char* key) {
   return false;
 }
 
+/// The single-world sections of the page: the window table, one substep at the densest frame,
+/// the per-kernel breakdown.
+void singleWorldSections(std::ostream& md, const nlohmann::json& all, bool cpu) {
+  const auto cell = [](const nlohmann::json* run, const char* key = "window") -> std::string {
+    if (!run || !run->contains(key)) return "–";
+    const auto& w = (*run)[key];
+    const double median = w["us_per_substep_median"].get<double>();
+    const double spread =
+        median > 0.0
+            ? 100.0 *
+                  (w["us_per_substep_max"].get<double>() - w["us_per_substep_min"].get<double>()) /
+                  median
+            : 0.0;
+    return formatFixed(median, 1) + " (±" + formatFixed(spread, 0) + "%)";
+  };
+  md << "## User-visible cost per substep (the scene's frame pipeline over a window)\n\n"
+     << "A fresh run of each scene; every frame is "
+     << (cpu ? "timed with the host clock (CPU backend)"
+             : "one graph replay timed with CUDA events")
+     << "; the figure is the median frame time over the window's frames (0-based, end exclusive) "
+        "divided by substeps, with the spread (max − min)/median over those frames (contact "
+        "changes from frame to frame, so this spread is the scene's, not noise). ";
+  if (hasReference(all, "reference"))
+    md << "Reference: " << kReferenceProvenance
+       << " (its example's step() per frame; \"step()\": its solver.step() alone replayed as a "
+          "graph). Target: the performance issues' goal for Weft's window figure.\n\n";
+  else
+    md << "Reference: none on this GPU (the reference's figures were measured on an H100 "
+          "only, so its columns are empty).\n\n";
+  md << "| scene | size | window | µs/substep built-in | µs/substep tuned | reference window µs | "
+        "reference step() µs | target µs | vs reference window | target |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : all["scenes"]) {
+    const nlohmann::json* def = nullptr;
+    const nlohmann::json* tuned = nullptr;
+    for (const auto& r : runsOf(s)) (r["table"] == "built-in defaults" ? def : tuned) = &r;
+    const nlohmann::json* best = tuned ? tuned : def;
+    if (!best || !best->contains("window")) continue;
+    const auto& w = (*best)["window"];
+    const double mine = w["us_per_substep_median"].get<double>();
+    md << "| " << s["scene"].get<std::string>() << " | " << s["size"].get<std::string>() << " | "
+       << w["first_frame"].get<int>() << "–" << w["end_frame"].get<int>() << " | " << cell(def)
+       << " | " << cell(tuned) << " | ";
+    if (s.contains("reference")) {
+      const auto& ref = s["reference"];
+      const double refWindow = ref["window_us"].get<double>(), step = ref["step_us"].get<double>();
+      const double target = ref["target_us"].get<double>();
+      const std::string note = ref["note"].get<std::string>();
+      md << formatFixed(refWindow, 0) << (note.empty() ? "" : " (" + note + ")") << " | "
+         << (step > 0.0 ? formatFixed(step, 0) : "–") << " | ≤ " << formatFixed(target, 0) << " | "
+         << formatFixed(refWindow / mine, 2) << "× " << (refWindow >= mine ? "faster" : "slower")
+         << " | "
+         << (mine <= target ? "met" : "not met (" + formatFixed(mine / target, 1) + "× over)")
+         << " |\n";
+    } else {
+      md << "– | – | – | – | – |\n";
+    }
+    if (best->contains("variant_window")) {  // e.g. the reference's own mesh, like for like
+      const auto& v = (*best)["variant_window"];
+      md << "| " << s["scene"].get<std::string>() << " (" << v["options"].get<std::string>()
+         << ") | " << v["size"].get<std::string>() << " | " << v["first_frame"].get<int>() << "–"
+         << v["end_frame"].get<int>() << " | " << cell(def, "variant_window") << " | "
+         << cell(tuned, "variant_window") << " | ";
+      if (s.contains("reference")) {
+        const double refWindow = s["reference"]["window_us"].get<double>();
+        const double mine = v["us_per_substep_median"].get<double>();
+        md << formatFixed(refWindow, 0) << " | – | ≤ "
+           << formatFixed(s["reference"]["target_us"].get<double>(), 0) << " | "
+           << formatFixed(refWindow / mine, 2) << "× " << (refWindow >= mine ? "faster" : "slower")
+           << " | " << (mine <= s["reference"]["target_us"].get<double>() ? "met" : "not met")
+           << " |\n";
+      } else {
+        md << "– | – | – | – | – |\n";
+      }
+    }
+  }
+  md << "\n## One substep at the densest frame\n\n";
+  md << "Method: each scene runs to its measurement frame (the densest self-contact frame of its "
+        "tuning window; cable scenes: the last frame of the window, settled); a substep is the "
+        "average over the substeps of a frame; "
+     << (cpu ? "one substep and one frame are run from that state and timed with the host clock "
+               "(CPU backend), "
+             : "one substep and one frame are captured as CUDA graphs and replayed from that "
+               "state, timed with CUDA events, ")
+     << "repeated; medians over repetitions, spread = (max − min)/median. \"Floor\" = kernel "
+        "launches per substep × the graph-node latency: what the step would cost if every kernel "
+        "did no work. This is the most contact-heavy substep of each scene, the least favourable "
+        "figure; the window above is the one compared with the reference.\n\n";
+  md << "| scene | size | substeps × iterations | µs/substep built-in | µs/substep tuned | "
+        "speed-up | µs/frame tuned | launches/substep | floor µs "
+        "|\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& s : all["scenes"]) {
+    const auto& runs = runsOf(s);
+    if (runs.empty()) continue;  // batches only (--worlds-only)
+    const nlohmann::json* def = nullptr;
+    const nlohmann::json* tuned = nullptr;
+    for (const auto& r : runs) (r["table"] == "built-in defaults" ? def : tuned) = &r;
+    const nlohmann::json* best = tuned ? tuned : def;
+    md << "| " << s["scene"].get<std::string>() << " | " << s["size"].get<std::string>() << " | "
+       << s["substeps"].get<int>() << " × " << s["iterations"].get<int>() << " | "
+       << (def ? formatFixed((*def)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
+                     formatFixed((*def)["us_per_substep"]["spread_percent"].get<double>(), 1) + "%)"
+               : "–")
+       << " | "
+       << (tuned ? formatFixed((*tuned)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
+                       formatFixed((*tuned)["us_per_substep"]["spread_percent"].get<double>(), 1) +
+                       "%)"
+                 : "–")
+       << " | "
+       << (def && tuned ? formatFixed((*def)["us_per_substep"]["median"].get<double>() /
+                                          (*tuned)["us_per_substep"]["median"].get<double>(),
+                                      2) +
+                              "×"
+                        : "–")
+       << " | " << (best ? formatFixed((*best)["us_per_frame"]["median"].get<double>(), 1) : "–")
+       << " | " << (best ? std::to_string((*best)["launches_per_substep"].get<int>()) : "–")
+       << " | "
+       << (best ? formatFixed((*best)["launches_per_substep"].get<int>() *
+                                  all["graph_node_latency_us"].get<double>(),
+                              1)
+                : "–")
+       << " |\n";
+  }
+  md << "\n## Per-kernel breakdown of one substep (tuned table, each launch replayed alone)\n\n";
+  md << "Each self-contact detection is counted as building its candidate lists; with kept lists "
+        "(cloth_twist) most detections of a run build nothing, so its detection kernels cost less "
+        "than shown (`weft run` prints how many detections built lists).\n\n";
+  for (const auto& s : all["scenes"]) {
+    const nlohmann::json* best = nullptr;
+    for (const auto& r : runsOf(s)) best = &r;  // the last run: tuned if there is one
+    if (!best || (*best)["breakdown"].empty()) continue;
+    // The table's path from the source tree's root (kernels/runtime/tables/…), not this machine's.
+    const std::string table = (*best)["table"].get<std::string>();
+    const size_t inTree = table.rfind("/kernels/runtime/tables/");
+    md << "**" << s["scene"].get<std::string>() << "** ("
+       << (inTree == std::string::npos ? table : table.substr(inTree + 1)) << "): ";
+    int shown = 0;
+    for (const auto& k : (*best)["breakdown"]) {
+      if (shown++ == 6) break;
+      md << (shown > 1 ? ", " : "") << k["kernel"].get<std::string>() << " "
+         << formatFixed(k["us_per_substep_isolated"].get<double>(), 0) << " µs ×"
+         << k["launches_per_substep"].get<int>();
+    }
+    md << "\n\n";
+  }
+}
+
 /// docs/BENCHMARKS.md, generated from the results.
 std::string markdown(const nlohmann::json& all) {
   std::ostringstream md;
@@ -252,163 +399,15 @@ std::string markdown(const nlohmann::json& all) {
      << " µs (median per empty kernel node in a graph of 200) |\n"
      << "| repetitions | " << all["repetitions"].get<int>() << " |\n\n";
   const bool cpu = all["backend"] == "cpu";
-  auto cell = [](const nlohmann::json* run, const char* key = "window") -> std::string {
-    if (!run || !run->contains(key)) return "–";
-    const auto& w = (*run)[key];
-    const double median = w["us_per_substep_median"].get<double>();
-    const double spread =
-        median > 0.0
-            ? 100.0 *
-                  (w["us_per_substep_max"].get<double>() - w["us_per_substep_min"].get<double>()) /
-                  median
-            : 0.0;
-    return formatFixed(median, 1) + " (±" + formatFixed(spread, 0) + "%)";
-  };
   // Single-world sections only when the results hold single-world runs (not after a
   // `--worlds-only` run merged with none): empty tables would read as measured and empty.
   const bool singles = std::any_of(all["scenes"].begin(), all["scenes"].end(),
                                    [](const nlohmann::json& s) { return !runsOf(s).empty(); });
-  if (!singles)
+  if (singles)
+    singleWorldSections(md, all, cpu);
+  else
     md << "Single-world figures: none in these results (a `weft bench --worlds-only` run, "
           "merged with no single-world run); the batches' own one-world rows are below.\n\n";
-  if (singles) {
-    md << "## User-visible cost per substep (the scene's frame pipeline over a window)\n\n"
-       << "A fresh run of each scene; every frame is "
-       << (cpu ? "timed with the host clock (CPU backend)"
-               : "one graph replay timed with CUDA events")
-       << "; the figure is the median frame time over the window's frames (0-based, end exclusive) "
-          "divided by substeps, with the spread (max − min)/median over those frames (contact "
-          "changes from frame to frame, so this spread is the scene's, not noise). ";
-    if (hasReference(all, "reference"))
-      md << "Reference: " << kReferenceProvenance
-         << " (its example's step() per frame; \"step()\": its solver.step() alone replayed as a "
-            "graph). Target: the performance issues' goal for Weft's window figure.\n\n";
-    else
-      md << "Reference: none on this GPU (the reference's figures were measured on an H100 "
-            "only, so its columns are empty).\n\n";
-    md << "| scene | size | window | µs/substep built-in | µs/substep tuned | reference window µs "
-          "| "
-          "reference step() µs | target µs | vs reference window | target |\n"
-          "|---|---|---|---|---|---|---|---|---|---|\n";
-    for (const auto& s : all["scenes"]) {
-      const nlohmann::json* def = nullptr;
-      const nlohmann::json* tuned = nullptr;
-      for (const auto& r : runsOf(s)) (r["table"] == "built-in defaults" ? def : tuned) = &r;
-      const nlohmann::json* best = tuned ? tuned : def;
-      if (!best || !best->contains("window")) continue;
-      const auto& w = (*best)["window"];
-      const double mine = w["us_per_substep_median"].get<double>();
-      md << "| " << s["scene"].get<std::string>() << " | " << s["size"].get<std::string>() << " | "
-         << w["first_frame"].get<int>() << "–" << w["end_frame"].get<int>() << " | " << cell(def)
-         << " | " << cell(tuned) << " | ";
-      if (s.contains("reference")) {
-        const auto& ref = s["reference"];
-        const double refWindow = ref["window_us"].get<double>(),
-                     step = ref["step_us"].get<double>();
-        const double target = ref["target_us"].get<double>();
-        const std::string note = ref["note"].get<std::string>();
-        md << formatFixed(refWindow, 0) << (note.empty() ? "" : " (" + note + ")") << " | "
-           << (step > 0.0 ? formatFixed(step, 0) : "–") << " | ≤ " << formatFixed(target, 0)
-           << " | " << formatFixed(refWindow / mine, 2) << "× "
-           << (refWindow >= mine ? "faster" : "slower") << " | "
-           << (mine <= target ? "met" : "not met (" + formatFixed(mine / target, 1) + "× over)")
-           << " |\n";
-      } else {
-        md << "– | – | – | – | – |\n";
-      }
-      if (best->contains("variant_window")) {  // e.g. the reference's own mesh, like for like
-        const auto& v = (*best)["variant_window"];
-        md << "| " << s["scene"].get<std::string>() << " (" << v["options"].get<std::string>()
-           << ") | " << v["size"].get<std::string>() << " | " << v["first_frame"].get<int>() << "–"
-           << v["end_frame"].get<int>() << " | " << cell(def, "variant_window") << " | "
-           << cell(tuned, "variant_window") << " | ";
-        if (s.contains("reference")) {
-          const double refWindow = s["reference"]["window_us"].get<double>();
-          const double mine = v["us_per_substep_median"].get<double>();
-          md << formatFixed(refWindow, 0) << " | – | ≤ "
-             << formatFixed(s["reference"]["target_us"].get<double>(), 0) << " | "
-             << formatFixed(refWindow / mine, 2) << "× "
-             << (refWindow >= mine ? "faster" : "slower") << " | "
-             << (mine <= s["reference"]["target_us"].get<double>() ? "met" : "not met") << " |\n";
-        } else {
-          md << "– | – | – | – | – |\n";
-        }
-      }
-    }
-    md << "\n## One substep at the densest frame\n\n";
-    md << "Method: each scene runs to its measurement frame (the densest self-contact frame of its "
-          "tuning window; cable scenes: the last frame of the window, settled); a substep is the "
-          "average over the substeps of a frame; "
-       << (cpu ? "one substep and one frame are run from that state and timed with the host clock "
-                 "(CPU backend), "
-               : "one substep and one frame are captured as CUDA graphs and replayed from that "
-                 "state, timed with CUDA events, ")
-       << "repeated; medians over repetitions, spread = (max − min)/median. \"Floor\" = kernel "
-          "launches per substep × the graph-node latency: what the step would cost if every kernel "
-          "did no work. This is the most contact-heavy substep of each scene, the least favourable "
-          "figure; the window above is the one compared with the reference.\n\n";
-    md << "| scene | size | substeps × iterations | µs/substep built-in | µs/substep tuned | "
-          "speed-up | µs/frame tuned | launches/substep | floor µs "
-          "|\n|---|---|---|---|---|---|---|---|---|\n";
-    for (const auto& s : all["scenes"]) {
-      const auto& runs = runsOf(s);
-      if (runs.empty()) continue;  // batches only (--worlds-only)
-      const nlohmann::json* def = nullptr;
-      const nlohmann::json* tuned = nullptr;
-      for (const auto& r : runs) (r["table"] == "built-in defaults" ? def : tuned) = &r;
-      const nlohmann::json* best = tuned ? tuned : def;
-      md << "| " << s["scene"].get<std::string>() << " | " << s["size"].get<std::string>() << " | "
-         << s["substeps"].get<int>() << " × " << s["iterations"].get<int>() << " | "
-         << (def ? formatFixed((*def)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
-                       formatFixed((*def)["us_per_substep"]["spread_percent"].get<double>(), 1) +
-                       "%)"
-                 : "–")
-         << " | "
-         << (tuned
-                 ? formatFixed((*tuned)["us_per_substep"]["median"].get<double>(), 1) + " (±" +
-                       formatFixed((*tuned)["us_per_substep"]["spread_percent"].get<double>(), 1) +
-                       "%)"
-                 : "–")
-         << " | "
-         << (def && tuned ? formatFixed((*def)["us_per_substep"]["median"].get<double>() /
-                                            (*tuned)["us_per_substep"]["median"].get<double>(),
-                                        2) +
-                                "×"
-                          : "–")
-         << " | " << (best ? formatFixed((*best)["us_per_frame"]["median"].get<double>(), 1) : "–")
-         << " | " << (best ? std::to_string((*best)["launches_per_substep"].get<int>()) : "–")
-         << " | "
-         << (best ? formatFixed((*best)["launches_per_substep"].get<int>() *
-                                    all["graph_node_latency_us"].get<double>(),
-                                1)
-                  : "–")
-         << " |\n";
-    }
-    md << "\n## Per-kernel breakdown of one substep (tuned table, each launch replayed alone)\n\n";
-    md << "Each self-contact detection is counted as building its candidate lists; with kept lists "
-          "(cloth_twist) most detections of a run build nothing, so its detection kernels cost "
-          "less "
-          "than shown (`weft run` prints how many detections built lists).\n\n";
-    for (const auto& s : all["scenes"]) {
-      const nlohmann::json* best = nullptr;
-      for (const auto& r : runsOf(s)) best = &r;  // the last run: tuned if there is one
-      if (!best || (*best)["breakdown"].empty()) continue;
-      // The table's path from the source tree's root (kernels/runtime/tables/…), not this
-      // machine's.
-      const std::string table = (*best)["table"].get<std::string>();
-      const size_t inTree = table.rfind("/kernels/runtime/tables/");
-      md << "**" << s["scene"].get<std::string>() << "** ("
-         << (inTree == std::string::npos ? table : table.substr(inTree + 1)) << "): ";
-      int shown = 0;
-      for (const auto& k : (*best)["breakdown"]) {
-        if (shown++ == 6) break;
-        md << (shown > 1 ? ", " : "") << k["kernel"].get<std::string>() << " "
-           << formatFixed(k["us_per_substep_isolated"].get<double>(), 0) << " µs ×"
-           << k["launches_per_substep"].get<int>();
-      }
-      md << "\n\n";
-    }
-  }
   bool worldsHeader = false;
   for (const auto& s : all["scenes"]) {
     if (!s.contains("worlds")) continue;

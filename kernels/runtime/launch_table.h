@@ -76,6 +76,7 @@ struct LaunchTable {
 /// The file name (without ".json") of a GPU model's table in kernels/runtime/tables: its name in
 /// lower case, every character but letters and digits '_' ("NVIDIA H200" -> "nvidia_h200").
 std::string tableFileStem(std::string_view gpuName);
+
 /// The per-scene key of a batch's entries: "cable_y_junction@4096".
 std::string batchSceneKey(std::string_view scene, int worlds);
 /// The batch entries of `table` that a run of `scene` as `worlds` worlds uses: those of the
