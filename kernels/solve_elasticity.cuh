@@ -184,6 +184,9 @@ struct SolveElasticityTile {
 struct SolveElasticitySelfContactTile {
   static constexpr KernelId kId = KernelId::solve_elasticity_self_contact_tile;
   static constexpr int kLeadSlots = 32;  // one warp
+  /// 80 registers (86 uncapped at 8-32 lanes) let more of the tile's warps be resident: the cloth
+  /// batches 1.03-1.06x a substep on the H200, the same bits (docs/PERFORMANCE.md).
+  static constexpr int kMaxRegisters = 80;
   using Part = ForceHessian;
 
   const int* __restrict__ colorParticles;  // (count) particle ids of this color
