@@ -155,7 +155,7 @@ int tune(const TuneOptions& options, std::ostream& out) {
           : s.batchEntriesKept < s.batchEntriesMeasured
               ? std::to_string(s.batchEntriesKept) + " of " +
                     std::to_string(s.batchEntriesMeasured) +
-                    " entries written: those that win alone; together all were slower"
+                    " entries written: what wins alone; all together were not faster"
               : "entries written";
       std::snprintf(line, sizeof(line), "  %-28s %10.1f %13.1f %9.1f %8.2fx",
                     batchSceneKey(s.scene, s.worlds).c_str(), s.stepUsDefault, s.stepUsOverall,

@@ -119,4 +119,29 @@ SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& p
   return choice;
 }
 
+BatchEntriesChoice chooseBatchEntries(
+    const std::vector<KernelId>& changed, double beforeUs, double allUs, double noiseBand,
+    const std::function<double(const std::vector<KernelId>&)>& timeWith) {
+  const double winsBelow = beforeUs * (1.0 - noiseBand);
+  if (allUs < winsBelow) return {.all = true, .kernels = {}, .microseconds = allUs};
+  BatchEntriesChoice choice{.all = false, .kernels = {}, .microseconds = allUs};
+  std::vector<KernelId> winners;
+  KernelId fastest{};
+  double fastestUs = winsBelow;
+  for (KernelId id : changed) {
+    const double us = timeWith({id});
+    if (us >= winsBelow) continue;
+    winners.push_back(id);
+    if (us < fastestUs) fastest = id, fastestUs = us;
+  }
+  if (winners.empty()) return choice;
+  choice.kernels = {fastest};
+  choice.microseconds = fastestUs;
+  if (winners.size() > 1) {
+    const double together = timeWith(winners);
+    if (together < fastestUs) choice.kernels = winners, choice.microseconds = together;
+  }
+  return choice;
+}
+
 }  // namespace weft

@@ -14,6 +14,7 @@
 // that re-running the tuner on the same machine picks the same answer.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -70,5 +71,23 @@ enum class Objective { SummedTime, GeometricMeanSpeedup };
 SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& perScene,
                            int defaultSize, Objective objective, double noiseBand = 0.02,
                            double absoluteTie = 0.0, int incumbent = 0);
+
+/// Which of a batch's kernel optima a table keeps, decided end to end (whole frames, µs per
+/// substep). `changed`: the kernels whose optimum differs from the size the batch had before;
+/// `beforeUs`: the batch with the sizes before; `allUs`: with every optimum. A set wins when it
+/// is faster than `beforeUs` beyond the noise band (a set inside the band is not a win: the batch
+/// entries exist to be faster, and a slower-but-within-noise set can hide one optimum that wins
+/// alone behind others that lose). Every optimum wins together when `allUs` does; otherwise each
+/// changed optimum is timed alone (`timeWith({id})`), and of those that win alone, either all of
+/// them together (`timeWith(winners)`) or the fastest alone is kept, whichever is faster and still
+/// wins; none when no optimum wins alone (the sizes before stay).
+struct BatchEntriesChoice {
+  bool all = false;               // every optimum kept (`kernels` empty then)
+  std::vector<KernelId> kernels;  // else the optima kept (empty: none)
+  double microseconds = 0.0;      // end to end with what is kept (`allUs` when nothing is)
+};
+BatchEntriesChoice chooseBatchEntries(
+    const std::vector<KernelId>& changed, double beforeUs, double allUs, double noiseBand,
+    const std::function<double(const std::vector<KernelId>&)>& timeWith);
 
 }  // namespace weft

@@ -320,9 +320,9 @@ EndToEndStart startEndToEnd(Device& device, const Scene& scene, const SceneOptio
 }
 
 /// The end of a batch tuning (TunerOptions::worlds > 1): the incumbent table (or an empty one for
-/// this GPU) with each scene's batch entries set to its optima where, end to end, they are not
-/// slower than the one-world sizes the table gives the batch without them. Where all of them
-/// together are slower, the ones that win end to end on their own, together, if they win so.
+/// this GPU) with each scene's batch entries set to its optima where, end to end, they are faster
+/// beyond the noise band than the one-world sizes the table gives the batch without them. Where
+/// all of them together are not, those that win end to end on their own (chooseBatchEntries).
 /// The entry's sizes for kernels the run did not measure stay throughout (tunedEntries).
 void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult& result) {
   const GpuIdentity& gpu = device.gpu().identity;
@@ -377,24 +377,25 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     s.stepUsOverall = timeEndToEnd(device, sim, measurement, without, frames);
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
     s.stepUsPerScene = timeWithEntries(optima);
-    s.keepsSceneEntries = s.stepUsPerScene <= s.stepUsOverall * (1.0 + options.noiseBand);
     s.batchEntriesMeasured = int(optima.size());
-    if (!s.keepsSceneEntries) {
-      // Together the optima lost. Each optimum that differs from the size before is timed alone;
-      // those that win beyond the noise band alone are timed together, and kept if they win so.
-      std::map<KernelId, TableEntry> winners;
-      for (const auto& [id, entry] : optima)
-        if (entry.size != without.size(id) &&
-            timeWithEntries({{id, entry}}) < s.stepUsOverall * (1.0 - options.noiseBand))
-          winners[id] = entry;
-      if (!winners.empty()) {
-        const double us = timeWithEntries(winners);
-        if (us <= s.stepUsOverall * (1.0 + options.noiseBand)) {
-          optima = winners;
-          s.stepUsPerScene = us;
-          s.keepsSceneEntries = true;
-        }
-      }
+    // Kept only where they win beyond the noise band: all together, else those that win alone
+    // (chooseBatchEntries).
+    std::vector<KernelId> changed;
+    for (const auto& [id, entry] : optima)
+      if (entry.size != without.size(id)) changed.push_back(id);
+    const BatchEntriesChoice kept =
+        chooseBatchEntries(changed, s.stepUsOverall, s.stepUsPerScene, options.noiseBand,
+                           [&](const std::vector<KernelId>& ids) {
+                             std::map<KernelId, TableEntry> some;
+                             for (KernelId id : ids) some[id] = optima.at(id);
+                             return timeWithEntries(some);
+                           });
+    s.keepsSceneEntries = kept.all || !kept.kernels.empty();
+    s.stepUsPerScene = kept.microseconds;
+    if (!kept.all) {
+      std::map<KernelId, TableEntry> some;
+      for (KernelId id : kept.kernels) some[id] = optima.at(id);
+      optima = some;
     }
     s.batchEntriesKept = s.keepsSceneEntries ? int(optima.size()) : 0;
     setSceneEntries(table.scenes, key,
