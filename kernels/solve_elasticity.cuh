@@ -184,8 +184,10 @@ struct SolveElasticityTile {
 struct SolveElasticitySelfContactTile {
   static constexpr KernelId kId = KernelId::solve_elasticity_self_contact_tile;
   static constexpr int kLeadSlots = 32;  // one warp
-  /// 80 registers (86 uncapped at 8-32 lanes) let more of the tile's warps be resident: the cloth
-  /// batches 1.03-1.06x a substep on the H200, the same bits (docs/PERFORMANCE.md).
+  /// 80 registers: what its 64- to 256-lane entries take anyway; the 1- to 32-lane ones the
+  /// batches use take 85-86 uncapped (8 bytes of stack capped), so that more of their warps fit
+  /// on an SM (not profiled): the cloth batches 1.03-1.06x a substep on the H200, one world
+  /// 1.00x, the same bits (docs/PERFORMANCE.md, "The fused cloth solve's registers").
   static constexpr int kMaxRegisters = 80;
   using Part = ForceHessian;
 
