@@ -383,20 +383,17 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     std::vector<KernelId> changed;
     for (const auto& [id, entry] : optima)
       if (entry.size != without.size(id)) changed.push_back(id);
-    const BatchEntriesChoice kept =
-        chooseBatchEntries(changed, s.stepUsOverall, s.stepUsPerScene, options.noiseBand,
-                           [&](const std::vector<KernelId>& ids) {
-                             std::map<KernelId, TableEntry> some;
-                             for (KernelId id : ids) some[id] = optima.at(id);
-                             return timeWithEntries(some);
-                           });
+    const auto optimaOf = [&](const std::vector<KernelId>& ids) {
+      std::map<KernelId, TableEntry> some;
+      for (KernelId id : ids) some[id] = optima.at(id);
+      return some;
+    };
+    const BatchEntriesChoice kept = chooseBatchEntries(
+        changed, s.stepUsOverall, s.stepUsPerScene, options.noiseBand,
+        [&](const std::vector<KernelId>& ids) { return timeWithEntries(optimaOf(ids)); });
     s.keepsSceneEntries = kept.all || !kept.kernels.empty();
     s.stepUsPerScene = kept.microseconds;
-    if (!kept.all) {
-      std::map<KernelId, TableEntry> some;
-      for (KernelId id : kept.kernels) some[id] = optima.at(id);
-      optima = some;
-    }
+    if (!kept.all) optima = optimaOf(kept.kernels);
     s.batchEntriesKept = s.keepsSceneEntries ? int(optima.size()) : 0;
     setSceneEntries(table.scenes, key,
                     entriesWith(s.keepsSceneEntries ? optima : std::map<KernelId, TableEntry>{}));
