@@ -119,27 +119,45 @@ SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& p
   return choice;
 }
 
+std::vector<int> batchCandidateSizes(const std::map<int, double>& costs, int optimum, int before,
+                                     double beforeStepUs, double noiseBand, int most) {
+  const auto at = costs.find(before);
+  if (at != costs.end() && at->second < 0.5 * noiseBand * beforeStepUs) return {};
+  std::vector<int> sizes = {optimum};
+  std::vector<std::pair<double, int>> others;
+  for (const auto& [size, cost] : costs)
+    if (size != optimum && size != before &&
+        (at == costs.end() || cost < at->second * (1.0 - noiseBand)))
+      others.push_back({cost, size});
+  std::sort(others.begin(), others.end());
+  for (const auto& [cost, size] : others)
+    if (int(sizes.size()) < most) sizes.push_back(size);
+  return sizes;
+}
+
 BatchEntriesChoice chooseBatchEntries(
-    const std::vector<KernelId>& changed, double beforeUs, double allUs, double noiseBand,
-    const std::function<double(const std::vector<KernelId>&)>& timeWith) {
+    const std::vector<BatchCandidate>& candidates, double beforeUs, double allUs, double noiseBand,
+    const std::function<double(const std::map<KernelId, int>&)>& timeWith) {
   const double winsBelow = beforeUs * (1.0 - noiseBand);
-  if (allUs < winsBelow) return {.all = true, .kernels = {}, .microseconds = allUs};
-  BatchEntriesChoice choice{.all = false, .kernels = {}, .microseconds = allUs};
-  std::vector<KernelId> winners;
-  KernelId fastest{};
+  if (allUs < winsBelow) return {.all = true, .sizes = {}, .microseconds = allUs};
+  BatchEntriesChoice choice{.all = false, .sizes = {}, .microseconds = allUs};
+  std::map<KernelId, int> winners;
+  std::map<KernelId, int> fastest;
   double fastestUs = winsBelow;
-  for (KernelId id : changed) {
-    const double us = timeWith({id});
-    if (us >= winsBelow) continue;
-    winners.push_back(id);
-    if (us < fastestUs) fastest = id, fastestUs = us;
-  }
+  for (const BatchCandidate& c : candidates)
+    for (int size : c.sizes) {
+      const double us = timeWith({{c.id, size}});
+      if (us >= winsBelow) continue;
+      winners[c.id] = size;
+      if (us < fastestUs) fastest = {{c.id, size}}, fastestUs = us;
+      break;  // this kernel's first winning size
+    }
   if (winners.empty()) return choice;
-  choice.kernels = {fastest};
+  choice.sizes = fastest;
   choice.microseconds = fastestUs;
   if (winners.size() > 1) {
     const double together = timeWith(winners);
-    if (together < fastestUs) choice.kernels = winners, choice.microseconds = together;
+    if (together < fastestUs) choice.sizes = winners, choice.microseconds = together;
   }
   return choice;
 }

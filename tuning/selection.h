@@ -72,22 +72,37 @@ SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& p
                            int defaultSize, Objective objective, double noiseBand = 0.02,
                            double absoluteTie = 0.0, int incumbent = 0);
 
-/// Which of a batch's kernel optima a table keeps, decided end to end (whole frames, µs per
-/// substep). `changed`: the kernels whose optimum differs from the size the batch had before;
-/// `beforeUs`: the batch with the sizes before; `allUs`: with every optimum. A set wins when it
-/// is faster than `beforeUs` beyond the noise band (a set inside the band is not a win: the batch
-/// entries exist to be faster, and a slower-but-within-noise set can hide one optimum that wins
-/// alone behind others that lose). Every optimum wins together when `allUs` does; otherwise each
-/// changed optimum is timed alone (`timeWith({id})`), and of those that win alone, either all of
+/// A kernel of a batch whose sweep optimum differs from the size the batch had before, with the
+/// sizes worth timing end to end, best first (batchCandidateSizes).
+struct BatchCandidate {
+  KernelId id{};
+  std::vector<int> sizes;
+};
+
+/// The sizes of one kernel worth timing alone end to end in a batch: its sweep optimum, then up to
+/// `most` − 1 runner-ups in order of sweep cost among the sizes the sweep found faster than
+/// `before` beyond the noise band. None when the kernel's whole cost at `before` is under half
+/// the band's share of the step (`beforeStepUs`): no size of it can then win beyond the band
+/// alone. `costs`: size → per-step cost from the sweep [µs].
+std::vector<int> batchCandidateSizes(const std::map<int, double>& costs, int optimum, int before,
+                                     double beforeStepUs, double noiseBand, int most = 3);
+
+/// Which sizes of a batch's kernels a table keeps, decided end to end (whole frames, µs per
+/// substep). `beforeUs`: the batch with the sizes before; `allUs`: with every kernel's sweep
+/// optimum. A set wins when it is faster than `beforeUs` beyond the noise band (a set inside the
+/// band is not a win: the batch entries exist to be faster, and a slower-but-within-noise set can
+/// hide one size that wins alone behind others that lose). Every optimum is kept when `allUs`
+/// wins; otherwise each candidate kernel's sizes are timed alone in their order
+/// (`timeWith({{id, size}})`) until one wins, and of the kernels that win alone, either all of
 /// them together (`timeWith(winners)`) or the fastest alone is kept, whichever is faster and still
-/// wins; none when no optimum wins alone (the sizes before stay).
+/// wins; none when nothing wins alone (the sizes before stay).
 struct BatchEntriesChoice {
-  bool all = false;               // every optimum kept (`kernels` empty then)
-  std::vector<KernelId> kernels;  // else the optima kept (empty: none)
+  bool all = false;               // every optimum kept (`sizes` empty then)
+  std::map<KernelId, int> sizes;  // else the sizes kept (empty: none)
   double microseconds = 0.0;      // end to end with what is kept (`allUs` when nothing is)
 };
 BatchEntriesChoice chooseBatchEntries(
-    const std::vector<KernelId>& changed, double beforeUs, double allUs, double noiseBand,
-    const std::function<double(const std::vector<KernelId>&)>& timeWith);
+    const std::vector<BatchCandidate>& candidates, double beforeUs, double allUs, double noiseBand,
+    const std::function<double(const std::map<KernelId, int>&)>& timeWith);
 
 }  // namespace weft

@@ -378,22 +378,33 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
     s.stepUsPerScene = timeWithEntries(optima);
     s.batchEntriesMeasured = int(optima.size());
-    // Kept only where they win beyond the noise band: all together, else those that win alone
-    // (chooseBatchEntries).
-    std::vector<KernelId> changed;
+    // Kept only where they win beyond the noise band: all together, else what wins alone, each
+    // kernel's optimum first, then its runner-ups (chooseBatchEntries).
+    std::vector<BatchCandidate> candidates;
     for (const auto& [id, entry] : optima)
-      if (entry.size != without.size(id)) changed.push_back(id);
-    const auto optimaOf = [&](const std::vector<KernelId>& ids) {
-      std::map<KernelId, TableEntry> some;
-      for (KernelId id : ids) some[id] = optima.at(id);
-      return some;
+      if (entry.size != without.size(id))
+        if (std::vector<int> sizes =
+                batchCandidateSizes(s.kernels.at(id).costs, entry.size, without.size(id),
+                                    s.stepUsOverall, options.noiseBand);
+            !sizes.empty())
+          candidates.push_back({id, std::move(sizes)});
+    const auto entriesAt = [&](const std::map<KernelId, int>& sizes) {
+      std::map<KernelId, TableEntry> entries;
+      for (const auto& [id, size] : sizes) {
+        const std::map<int, double>& costs = s.kernels.at(id).costs;
+        const int builtIn = optima.at(id).defaultSize;
+        const auto atDefault = costs.find(builtIn);
+        entries[id] = {size, builtIn,
+                       atDefault != costs.end() ? atDefault->second / costs.at(size) : 0.0};
+      }
+      return entries;
     };
     const BatchEntriesChoice kept = chooseBatchEntries(
-        changed, s.stepUsOverall, s.stepUsPerScene, options.noiseBand,
-        [&](const std::vector<KernelId>& ids) { return timeWithEntries(optimaOf(ids)); });
-    s.keepsSceneEntries = kept.all || !kept.kernels.empty();
+        candidates, s.stepUsOverall, s.stepUsPerScene, options.noiseBand,
+        [&](const std::map<KernelId, int>& sizes) { return timeWithEntries(entriesAt(sizes)); });
+    s.keepsSceneEntries = kept.all || !kept.sizes.empty();
     s.stepUsPerScene = kept.microseconds;
-    if (!kept.all) optima = optimaOf(kept.kernels);
+    if (!kept.all) optima = entriesAt(kept.sizes);
     s.batchEntriesKept = s.keepsSceneEntries ? int(optima.size()) : 0;
     setSceneEntries(table.scenes, key,
                     entriesWith(s.keepsSceneEntries ? optima : std::map<KernelId, TableEntry>{}));

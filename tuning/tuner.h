@@ -42,9 +42,10 @@ struct TunerOptions {
   std::vector<std::string> scenes;  // scene names (already resolved)
   // Worlds per scene (cable scenes): above 1, each scene is measured as a batch of this many
   // worlds, and the result is the incumbent table (or an empty one) with the batch entries
-  // scenes["scene@worlds"] set to the batch's optima where they are not slower end to end than
-  // the one-world sizes (an entry's kernels the batch did not measure keep their sizes); the
-  // overall picks and the other entries are kept as they are.
+  // scenes["scene@worlds"] set to the sizes that win end to end over the one-world sizes beyond
+  // the noise band (all the batch's optima, else what wins alone: chooseBatchEntries; an entry's
+  // kernels the batch did not measure keep their sizes); the overall picks and the other entries
+  // are kept as they are.
   int worlds = 1;
   std::vector<KernelId> kernels;   // kernels to tune (empty: every kernel a step launches)
   std::vector<int> blockSizes;     // elementwise candidates (empty: 8..1024)
@@ -93,8 +94,8 @@ struct SceneTuning {
                                    // sizes the table gave that batch before; keepsSceneEntries:
                                    // its batch entries written)
   int batchEntriesMeasured = 0;    // a batch's kernel optima
-  int batchEntriesKept = 0;        // ... of which written (all, or those that win end to end
-                                   // alone when all together do not)
+  int batchEntriesKept = 0;        // ... of which written (all, or what wins end to end alone,
+                                   // an optimum or a runner-up, when all together do not)
 };
 
 struct TuneResult {
