@@ -399,9 +399,23 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
       }
       return entries;
     };
+    // Progress over the timings the fallback may take: each candidate size alone, then the
+    // winners together (fewer when a kernel's first size wins or nothing does).
+    int timed = 0, mostTimings = 1;
+    for (const BatchCandidate& c : candidates) mostTimings += int(c.sizes.size());
+    const auto timeSizes = [&](const std::map<KernelId, int>& sizes) {
+      if (options.progress) {
+        const std::string what = sizes.size() == 1
+                                     ? std::string(kernelName(sizes.begin()->first)) + " at " +
+                                           std::to_string(sizes.begin()->second) + " alone"
+                                     : "the winners together";
+        options.progress(s.scene + ": end to end, " + what, timed, mostTimings);
+      }
+      ++timed;
+      return timeWithEntries(entriesAt(sizes));
+    };
     const BatchEntriesChoice kept = chooseBatchEntries(
-        candidates, s.stepUsOverall, s.stepUsPerScene, options.noiseBand,
-        [&](const std::map<KernelId, int>& sizes) { return timeWithEntries(entriesAt(sizes)); });
+        candidates, s.stepUsOverall, s.stepUsPerScene, options.noiseBand, timeSizes);
     s.keepsSceneEntries = kept.all || !kept.sizes.empty();
     s.stepUsPerScene = kept.microseconds;
     if (!kept.all) optima = entriesAt(kept.sizes);
