@@ -157,14 +157,14 @@ constexpr KernelId kB = KernelId::lbvh_refit_nodes;
 constexpr KernelId kC = KernelId::lbvh_refit_leaves;
 constexpr KernelId kD = KernelId::edge_colliding_edges_detection_cooperative;
 
-// The cloth_twist@512 case on the H200: all optima together 1% slower (inside the 5% band), one of
+// The cloth_twist@512 case on the H200: all optima together 3% slower (inside the 5% band), one of
 // them alone far faster. Keeping the set because it is "not slower beyond the noise" lost the
 // one that wins; now it is found alone and kept alone.
 TEST(Selection, BatchOptimaInsideTheNoiseBandAreNotAWinTheOneThatWinsAloneIsKept) {
   SyntheticBatch batch{
       .effect = {{{kA, 16}, -30.0}, {{kB, 1}, 15.0}, {{kC, 1}, 10.0}, {{kD, 1}, 6.0}}};
   const auto choice = chooseBatchEntries({{kA, {16}}, {kB, {1}}, {kC, {1}}, {kD, {1}}}, 100.0,
-                                         101.0, 0.05, std::ref(batch));
+                                         103.0, 0.05, std::ref(batch));
   EXPECT_FALSE(choice.all);
   EXPECT_EQ(choice.sizes, (std::map<KernelId, int>{{kA, 16}}));
   EXPECT_DOUBLE_EQ(choice.microseconds, 70.0);
