@@ -40,7 +40,7 @@ namespace weft {
 
 struct TunerOptions {
   std::vector<std::string> scenes;  // scene names (already resolved)
-  // Worlds per scene (cable scenes): above 1, each scene is measured as a batch of this many
+  // Worlds per scene: above 1, each scene is measured as a batch of this many
   // worlds, and the result is the incumbent table (or an empty one) with the batch entries
   // scenes["scene@worlds"] set to the sizes that win end to end over the one-world sizes beyond
   // the noise band (all the batch's optima, else what wins alone: chooseBatchEntries; an entry's
