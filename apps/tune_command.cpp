@@ -162,6 +162,13 @@ int tune(const TuneOptions& options, std::ostream& out) {
                     s.stepUsPerScene, s.stepUsOverall / s.stepUsPerScene);
       out << line << "  (" << outcome << ")\n";
     }
+    if (t.incumbent)
+      for (const SceneTuning& s : result.scenes)
+        for (const std::string& key : staleBatches(*t.incumbent, result.table, s.scene, t.worlds))
+          out << "  note          " << key << " has no entry of its own and now runs other sizes ("
+              << batchSceneKey(s.scene, t.worlds)
+              << "'s changed) than it was verified with: tune it again (weft tune-launch --scenes "
+              << s.scene << " --worlds " << key.substr(key.find('@') + 1) << ")\n";
     out << "  took          " << int(result.seconds) << " s\n";
     return kExitOk;
   }

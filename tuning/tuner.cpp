@@ -266,6 +266,28 @@ std::map<KernelId, TableEntry> tunedEntries(const std::map<KernelId, TableEntry>
   return entries;
 }
 
+std::vector<std::string> staleBatches(const LaunchTable& before, const LaunchTable& after,
+                                      const std::string& scene, int worlds) {
+  const auto sizes = [](const std::map<KernelId, TableEntry>* entries) {
+    std::map<KernelId, int> s;
+    if (entries)
+      for (const auto& [id, entry] : *entries) s[id] = entry.size;
+    return s;
+  };
+  std::vector<std::string> stale;
+  const std::string prefix = scene + "@";
+  for (const std::string& key : after.provenance.scenes) {
+    if (key.compare(0, prefix.size(), prefix) != 0 || after.scenes.count(key)) continue;
+    const std::string count = key.substr(prefix.size());
+    if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != count.npos)
+      continue;
+    const int w = std::stoi(count);
+    if (w > worlds && sizes(batchEntries(after, scene, w)) != sizes(batchEntries(before, scene, w)))
+      stale.push_back(key);
+  }
+  return stale;
+}
+
 namespace {
 
 /// Sets `scenes[key]` to `entries`, or removes the key where they are empty.
@@ -422,9 +444,10 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     s.batchEntriesKept = s.keepsSceneEntries ? int(optima.size()) : 0;
     setSceneEntries(table.scenes, key,
                     entriesWith(s.keepsSceneEntries ? optima : std::map<KernelId, TableEntry>{}));
-    if (s.keepsSceneEntries &&
-        std::find(table.provenance.scenes.begin(), table.provenance.scenes.end(), key) ==
-            table.provenance.scenes.end())
+    // Listed whether or not it keeps entries: a tuned batch without one runs what it inherits
+    // because nothing won (staleBatches relies on it).
+    if (std::find(table.provenance.scenes.begin(), table.provenance.scenes.end(), key) ==
+        table.provenance.scenes.end())
       table.provenance.scenes.push_back(key);
   }
   device.setLaunchPolicy(LaunchPolicy::resolve(nullptr, "", gpu.ccMajor, gpu.ccMinor));

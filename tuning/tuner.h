@@ -117,6 +117,15 @@ std::map<KernelId, TableEntry> tunedEntries(const std::map<KernelId, TableEntry>
                                             const std::set<KernelId>& measured,
                                             const std::map<KernelId, TableEntry>& chosen);
 
+/// The batches of `scene` that a batch tuning at `worlds` leaves unverified: those the tuner
+/// measured (provenance "scene@W", W > worlds) that have no entry of their own, so run the
+/// largest smaller batch's entries (batchEntries), and run other sizes in `after` than in
+/// `before` (scene@worlds's new entries, or, where it lost its own, a smaller batch's). Each was
+/// checked against what it inherited then; tune it again (a scene's batches are tuned smallest
+/// first for this reason).
+std::vector<std::string> staleBatches(const LaunchTable& before, const LaunchTable& after,
+                                      const std::string& scene, int worlds);
+
 /// The state a scene is measured at: the densest self-contact frame of its tuning window (cloth),
 /// or the window's last frame (cloth without self-contact; cables, settled by then), saved as a
 /// snapshot of every device buffer.

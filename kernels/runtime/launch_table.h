@@ -53,6 +53,8 @@ struct TableProvenance {
   std::string cudaRuntime;
   std::string date;
   std::string commit;
+  // The scenes, and batches ("scene@worlds"), the tuner measured: a batch listed here without an
+  // entry of its own was tuned and runs what it inherits (batchEntries) because nothing won.
   std::vector<std::string> scenes;
   std::string generator;
 };

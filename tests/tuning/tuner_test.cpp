@@ -147,6 +147,35 @@ TEST(Tuner, CudaTuningAKernelKeepsEveryOtherEntryOfTheTable) {
   }
 }
 
+// A batch tuned without an entry of its own runs the largest smaller batch's entries; when a
+// tuning changes those (or removes them), the larger batches that inherit them are named.
+TEST(Tuner, StaleBatchesAreTheTunedLargerBatchesWhoseInheritedSizesChanged) {
+  using K = KernelId;
+  LaunchTable before;
+  before.provenance.scenes = {"cable_twist",      "cable_twist@64",   "cable_twist@256",
+                              "cable_twist@1024", "cable_twist@2048", "cable_twist@4096",
+                              "cable_twist@8192", "cable_pile@1024"};
+  before.scenes["cable_twist@64"] = {{K::begin_rigid_step, {32, 64, 1.1}}};
+  before.scenes["cable_twist@256"] = {{K::begin_rigid_step, {8, 64, 1.2}}};
+  before.scenes["cable_twist@4096"] = {{K::begin_rigid_step, {16, 64, 1.3}}};
+  LaunchTable after = before;
+  // Unchanged sizes (a new speed-up figure only): nothing to tune again.
+  after.scenes["cable_twist@256"][K::begin_rigid_step].speedup = 1.25;
+  EXPECT_TRUE(staleBatches(before, after, "cable_twist", 256).empty());
+  // @256 changed: @1024 and @2048 inherit it; @4096 has its own entry, @8192 inherits @4096's,
+  // @64 is smaller, the pile is another scene.
+  after.scenes["cable_twist@256"] = {{K::begin_rigid_step, {16, 64, 1.3}}};
+  EXPECT_EQ(staleBatches(before, after, "cable_twist", 256),
+            (std::vector<std::string>{"cable_twist@1024", "cable_twist@2048"}));
+  // @256 lost its entry: those two now inherit @64's instead.
+  after.scenes.erase("cable_twist@256");
+  EXPECT_EQ(staleBatches(before, after, "cable_twist", 256),
+            (std::vector<std::string>{"cable_twist@1024", "cable_twist@2048"}));
+  // A batch the tuner never measured is not named (nothing was verified there).
+  after.provenance.scenes = {"cable_twist@64", "cable_twist@256", "cable_twist@4096"};
+  EXPECT_TRUE(staleBatches(before, after, "cable_twist", 256).empty());
+}
+
 TEST(Tuner, RecorderSeesEveryLaunchOfAStepOnceWithTheSizesInEffect) {
   WEFT_REQUIRE_CUDA(gpu);
   const Scene& scene = findScene("cloth_hanging");
