@@ -275,14 +275,10 @@ std::vector<std::string> staleBatches(const LaunchTable& before, const LaunchTab
     return s;
   };
   std::vector<std::string> stale;
-  const std::string prefix = scene + "@";
   for (const std::string& key : after.provenance.scenes) {
-    if (key.compare(0, prefix.size(), prefix) != 0 || after.scenes.count(key)) continue;
-    const std::string count = key.substr(prefix.size());
-    if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != count.npos)
-      continue;
-    const int w = std::stoi(count);
-    if (w > worlds && sizes(batchEntries(after, scene, w)) != sizes(batchEntries(before, scene, w)))
+    const int w = batchKeyWorlds(key, scene);
+    if (w > worlds && !after.scenes.count(key) &&
+        sizes(batchEntries(after, scene, w)) != sizes(batchEntries(before, scene, w)))
       stale.push_back(key);
   }
   return stale;

@@ -351,18 +351,21 @@ std::string batchSceneKey(std::string_view scene, int worlds) {
   return std::string(scene) + "@" + std::to_string(worlds);
 }
 
+int batchKeyWorlds(std::string_view key, std::string_view scene) {
+  if (scene.empty() || key.size() <= scene.size() + 1 || !key.starts_with(scene) ||
+      key[scene.size()] != '@')
+    return 0;
+  const std::string_view count = key.substr(scene.size() + 1);
+  if (count.size() > 9 || count.find_first_not_of("0123456789") != std::string_view::npos) return 0;
+  return std::stoi(std::string(count));
+}
+
 const std::map<KernelId, TableEntry>* batchEntries(const LaunchTable& table, std::string_view scene,
                                                    int worlds, int* tunedWorlds) {
   const std::map<KernelId, TableEntry>* best = nullptr;
   int bestWorlds = 1;
-  const std::string prefix = std::string(scene) + "@";
   for (const auto& [key, entries] : table.scenes) {
-    if (scene.empty() || key.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string count = key.substr(prefix.size());
-    if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos ||
-        count.size() > 9)
-      continue;
-    const int w = std::stoi(count);
+    const int w = batchKeyWorlds(key, scene);
     if (w > bestWorlds && w <= worlds) {
       best = &entries;
       bestWorlds = w;

@@ -81,6 +81,8 @@ std::string tableFileStem(std::string_view gpuName);
 
 /// The per-scene key of a batch's entries: "cable_y_junction@4096".
 std::string batchSceneKey(std::string_view scene, int worlds);
+/// The world count of `key` if it is a batch key of `scene` ("scene@W", W digits); else 0.
+int batchKeyWorlds(std::string_view key, std::string_view scene);
 /// The batch entries of `table` that a run of `scene` as `worlds` worlds uses: those of the
 /// largest W <= worlds (W > 1) the table has; null when none applies.
 const std::map<KernelId, TableEntry>* batchEntries(const LaunchTable& table, std::string_view scene,

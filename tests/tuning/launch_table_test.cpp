@@ -138,6 +138,10 @@ TEST(LaunchPolicy, ABatchTakesTheEntriesOfTheLargestTunedBatchItFills) {
   EXPECT_EQ(batchEntries(t, "cable_twist", 8, &tuned), nullptr);
   EXPECT_EQ(tuned, 0);
   EXPECT_EQ(batchSceneKey("cable_twist", 256), "cable_twist@256");
+  EXPECT_EQ(batchKeyWorlds("cable_twist@256", "cable_twist"), 256);
+  for (const char* notABatch :
+       {"cable_twist", "cable_twist@", "cable_twist@x", "cable_twistx@4", "cable_twist@1234567890"})
+    EXPECT_EQ(batchKeyWorlds(notABatch, "cable_twist"), 0) << notABatch;
   // A kernel without a batch entry falls back to the one-world chain.
   const LaunchPolicy batch = LaunchPolicy::resolve(&t, "cable_twist", 9, 0, 256);
   EXPECT_EQ(batch.choice(KernelId::forward_step).size, 128);
