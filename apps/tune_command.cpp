@@ -2,6 +2,7 @@
 // report. Unknown scene names are errors that list the valid ones, unknown kernel names errors
 // that name the closest; sizes that cannot launch are results, not errors.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -148,6 +149,8 @@ int tune(const TuneOptions& options, std::ostream& out) {
   }
   char line[200];
   if (t.worlds > 1) {
+    out << "  kept where    faster than before by more than "
+        << int(std::lround(100.0 * t.endToEndBand)) << "% end to end\n";
     out << "  scene@worlds                  default us     before us  batch us  speed-up\n";
     for (const SceneTuning& s : result.scenes) {
       const std::string outcome =

@@ -120,9 +120,10 @@ SizeChoice pickOverallSize(const std::map<std::string, std::map<int, double>>& p
 }
 
 std::vector<int> batchCandidateSizes(const std::map<int, double>& costs, int optimum, int before,
-                                     double beforeStepUs, double noiseBand, int most) {
+                                     double beforeStepUs, double noiseBand, double stepBand,
+                                     int most) {
   const auto at = costs.find(before);
-  if (at != costs.end() && at->second < 0.5 * noiseBand * beforeStepUs) return {};
+  if (at != costs.end() && at->second < 0.5 * stepBand * beforeStepUs) return {};
   std::vector<int> sizes = {optimum};
   std::vector<std::pair<double, int>> others;
   for (const auto& [size, cost] : costs)
@@ -136,9 +137,9 @@ std::vector<int> batchCandidateSizes(const std::map<int, double>& costs, int opt
 }
 
 BatchEntriesChoice chooseBatchEntries(
-    const std::vector<BatchCandidate>& candidates, double beforeUs, double allUs, double noiseBand,
+    const std::vector<BatchCandidate>& candidates, double beforeUs, double allUs, double band,
     const std::function<double(const std::map<KernelId, int>&)>& timeWith) {
-  const double winsBelow = beforeUs * (1.0 - noiseBand);
+  const double winsBelow = beforeUs * (1.0 - band);
   if (allUs < winsBelow) return {.all = true, .sizes = {}, .microseconds = allUs};
   BatchEntriesChoice choice{.all = false, .sizes = {}, .microseconds = allUs};
   std::map<KernelId, int> winners;

@@ -81,18 +81,20 @@ struct BatchCandidate {
 
 /// The sizes of one kernel worth timing alone end to end in a batch: its sweep optimum, then up to
 /// `most` − 1 runner-ups in order of sweep cost among the sizes the sweep found faster than
-/// `before` beyond the noise band. None when the kernel's whole cost at `before` is under half
-/// the band's share of the step (`beforeStepUs`): no size of it can then win beyond the band
-/// alone. `costs`: size → per-step cost from the sweep [µs].
+/// `before` beyond the sweep's `noiseBand`. None when the kernel's whole cost at `before` is under
+/// half of `stepBand`'s share of the step (`beforeStepUs`): no size of it can then win alone
+/// beyond the end-to-end band. `costs`: size → per-step cost from the sweep [µs].
 std::vector<int> batchCandidateSizes(const std::map<int, double>& costs, int optimum, int before,
-                                     double beforeStepUs, double noiseBand, int most = 3);
+                                     double beforeStepUs, double noiseBand, double stepBand,
+                                     int most = 3);
 
 /// Which sizes of a batch's kernels a table keeps, decided end to end (whole frames, µs per
 /// substep). `beforeUs`: the batch with the sizes before; `allUs`: with every kernel's sweep
-/// optimum. A set wins when it is faster than `beforeUs` beyond the noise band (a set inside the
-/// band is not a win: the batch entries exist to be faster, and a slower-but-within-noise set can
-/// hide one size that wins alone behind others that lose). Every optimum is kept when `allUs`
-/// wins; otherwise each candidate kernel's sizes are timed alone in their order
+/// optimum. A set wins when it is faster than `beforeUs` beyond `band` (TunerOptions::
+/// endToEndBand; a set inside the band is not a win: the batch entries exist to be faster, and a
+/// slower-but-within-noise set can hide one size that wins alone behind others that lose). Every
+/// optimum is kept when `allUs` wins; otherwise each candidate kernel's sizes are timed alone in
+/// their order
 /// (`timeWith({{id, size}})`) until one wins, and of the kernels that win alone, either all of
 /// them together (`timeWith(winners)`) or the fastest alone is kept, whichever is faster and still
 /// wins; none when nothing wins alone (the sizes before stay).
@@ -102,7 +104,7 @@ struct BatchEntriesChoice {
   double microseconds = 0.0;      // end to end with what is kept (`allUs` when nothing is)
 };
 BatchEntriesChoice chooseBatchEntries(
-    const std::vector<BatchCandidate>& candidates, double beforeUs, double allUs, double noiseBand,
+    const std::vector<BatchCandidate>& candidates, double beforeUs, double allUs, double band,
     const std::function<double(const std::map<KernelId, int>&)>& timeWith);
 
 }  // namespace weft

@@ -339,7 +339,8 @@ EndToEndStart startEndToEnd(Device& device, const Scene& scene, const SceneOptio
 
 /// The end of a batch tuning (TunerOptions::worlds > 1): the incumbent table (or an empty one for
 /// this GPU) with each scene's batch entries set to its optima where, end to end, they are faster
-/// beyond the noise band than the one-world sizes the table gives the batch without them. Where
+/// beyond TunerOptions::endToEndBand than the sizes the table gives the batch without them (a
+/// smaller batch's entries, else one world's sizes). Where
 /// all of them together are not, those that win end to end on their own (chooseBatchEntries).
 /// The entry's sizes for kernels the run did not measure stay throughout (tunedEntries).
 void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult& result) {
@@ -396,14 +397,14 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
     if (options.progress) options.progress(s.scene + ": end-to-end verification", 2, 3);
     s.stepUsPerScene = timeWithEntries(optima);
     s.batchEntriesMeasured = int(optima.size());
-    // Kept only where they win beyond the noise band: all together, else what wins alone, each
+    // Kept only where they win beyond the end-to-end band: all together, else what wins alone, each
     // kernel's optimum first, then its runner-ups (chooseBatchEntries).
     std::vector<BatchCandidate> candidates;
     for (const auto& [id, entry] : optima)
       if (entry.size != without.size(id))
         if (std::vector<int> sizes =
                 batchCandidateSizes(s.kernels.at(id).costs, entry.size, without.size(id),
-                                    s.stepUsOverall, options.noiseBand);
+                                    s.stepUsOverall, options.noiseBand, options.endToEndBand);
             !sizes.empty())
           candidates.push_back({id, std::move(sizes)});
     const auto entriesAt = [&](const std::map<KernelId, int>& sizes) {
@@ -433,7 +434,7 @@ void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult&
       return timeWithEntries(entriesAt(sizes));
     };
     const BatchEntriesChoice kept = chooseBatchEntries(
-        candidates, s.stepUsOverall, s.stepUsPerScene, options.noiseBand, timeSizes);
+        candidates, s.stepUsOverall, s.stepUsPerScene, options.endToEndBand, timeSizes);
     s.keepsSceneEntries = kept.all || !kept.sizes.empty();
     s.stepUsPerScene = kept.microseconds;
     if (!kept.all) optima = entriesAt(kept.sizes);

@@ -42,8 +42,8 @@ struct TunerOptions {
   std::vector<std::string> scenes;  // scene names (already resolved)
   // Worlds per scene: above 1, each scene is measured as a batch of this many
   // worlds, and the result is the incumbent table (or an empty one) with the batch entries
-  // scenes["scene@worlds"] set to the sizes that win end to end over the one-world sizes beyond
-  // the noise band (all the batch's optima, else what wins alone: chooseBatchEntries; an entry's
+  // scenes["scene@worlds"] set to the sizes that win end to end over the sizes before beyond
+  // endToEndBand (all the batch's optima, else what wins alone: chooseBatchEntries; an entry's
   // kernels the batch did not measure keep their sizes); the overall picks and the other entries
   // are kept as they are.
   int worlds = 1;
@@ -62,6 +62,12 @@ struct TunerOptions {
   // kernels (1–10 µs a step) differ by more than 5% from run to run at under a microsecond. At
   // 0.5 µs two regenerations at a929e9d agreed on only 62 of 66 entries (docs/TUNING.md).
   double tieMicroseconds = 1.0;
+  // A batch's entries are written only where they make whole frames faster than the sizes
+  // before by more than this (relative; TunerOptions::worlds > 1). End to end the timings repeat
+  // far better than a kernel's sweep: the five batches timed at the same sizes in two calls on
+  // two H200s on 2026-11-28 differed by 0.02–0.08% (docs/TUNING.md), so the sweep's 5% band
+  // threw away real gains (cable_y_junction@4096's 1.1%). 1% is over ten times that noise.
+  double endToEndBand = 0.01;
   // The table this run replaces (same GPU), or none: within the tie band its sizes win, so that
   // repeated tunings change an entry only for a difference beyond the noise (selection.h).
   std::optional<LaunchTable> incumbent;
