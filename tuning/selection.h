@@ -94,10 +94,9 @@ std::vector<int> batchCandidateSizes(const std::map<int, double>& costs, int opt
 /// endToEndBand; a set inside the band is not a win: the batch entries exist to be faster, and a
 /// slower-but-within-noise set can hide one size that wins alone behind others that lose). Every
 /// optimum is kept when `allUs` wins; otherwise each candidate kernel's sizes are timed alone in
-/// their order
-/// (`timeWith({{id, size}})`) until one wins, and of the kernels that win alone, either all of
-/// them together (`timeWith(winners)`) or the fastest alone is kept, whichever is faster and still
-/// wins; none when nothing wins alone (the sizes before stay).
+/// their order (`timeWith({{id, size}})`) until one wins, and of the kernels that win alone,
+/// either all of them together (`timeWith(winners)`) or the fastest alone is kept, whichever is
+/// faster and still wins; none when nothing wins alone (the sizes before stay).
 struct BatchEntriesChoice {
   bool all = false;               // every optimum kept (`sizes` empty then)
   std::map<KernelId, int> sizes;  // else the sizes kept (empty: none)

@@ -340,8 +340,8 @@ EndToEndStart startEndToEnd(Device& device, const Scene& scene, const SceneOptio
 /// The end of a batch tuning (TunerOptions::worlds > 1): the incumbent table (or an empty one for
 /// this GPU) with each scene's batch entries set to its optima where, end to end, they are faster
 /// beyond TunerOptions::endToEndBand than the sizes the table gives the batch without them (a
-/// smaller batch's entries, else one world's sizes). Where
-/// all of them together are not, those that win end to end on their own (chooseBatchEntries).
+/// smaller batch's entries, else one world's sizes). Where all of them together are not, those
+/// that win end to end on their own (chooseBatchEntries).
 /// The entry's sizes for kernels the run did not measure stay throughout (tunedEntries).
 void verifyBatchEntries(Device& device, const TunerOptions& options, TuneResult& result) {
   const GpuIdentity& gpu = device.gpu().identity;

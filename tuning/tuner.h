@@ -64,9 +64,9 @@ struct TunerOptions {
   double tieMicroseconds = 1.0;
   // A batch's entries are written only where they make whole frames faster than the sizes
   // before by more than this (relative; TunerOptions::worlds > 1). End to end the timings repeat
-  // far better than a kernel's sweep: the five batches timed at the same sizes in two calls on
-  // two H200s on 2026-11-28 differed by 0.02–0.08% (docs/TUNING.md), so the sweep's 5% band
-  // threw away real gains (cable_y_junction@4096's 1.1%). 1% is over ten times that noise.
+  // far better than a kernel's sweep: five batches timed at the same sizes in two calls on an
+  // H200 on 2026-11-28 differed by 0.02–0.08% (docs/TUNING.md), so the sweep's 5% band threw
+  // away real gains (cable_y_junction@4096's 1.1%). 1% is over ten times that noise.
   double endToEndBand = 0.01;
   // The table this run replaces (same GPU), or none: within the tie band its sizes win, so that
   // repeated tunings change an entry only for a difference beyond the noise (selection.h).
