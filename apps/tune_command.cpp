@@ -171,7 +171,7 @@ int tune(const TuneOptions& options, std::ostream& out) {
           out << "  note          " << key << " has no entry of its own and now runs other sizes ("
               << batchSceneKey(s.scene, t.worlds)
               << "'s changed) than it was verified with: tune it again (weft tune-launch --scenes "
-              << s.scene << " --worlds " << key.substr(key.find('@') + 1) << ")\n";
+              << s.scene << " --worlds " << batchKeyWorlds(key, s.scene) << ")\n";
     out << "  took          " << int(result.seconds) << " s\n";
     return kExitOk;
   }

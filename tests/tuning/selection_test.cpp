@@ -173,7 +173,7 @@ TEST(Selection, BatchOptimaInsideTheNoiseBandAreNotAWinTheOneThatWinsAloneIsKept
 
 // cable_y_junction@4096 on the H200 (2026-11-28): its optima 907.6 µs against 918.0 before,
 // 1.13% faster in both of two tunings whose same-size timings agreed to 0.08%. At the sweep's 5%
-// band they were dropped (and the one timed alone did not win either); at the end-to-end band of
+// band they were dropped (and what was timed alone did not win either); at the end-to-end band of
 // 1% (TunerOptions::endToEndBand) they are kept. Here scaled to a 100 µs step.
 TEST(Selection, ABatchGainOfOnePercentIsKeptAtTheEndToEndBandNotAtTheSweepBand) {
   SyntheticBatch batch{.effect = {{{kA, 1}, -1.13}}};
