@@ -519,20 +519,53 @@ struct SolveRigidBodyTileT {
     const int jointParts = joints.offsets[b + 1] - joints.offsets[b];
     if (k <= jointParts) return jointPart(b, joints.bodyJoints[joints.offsets[b] + k - 1]);
     const int run = k - 1 - jointParts, runs = contactRuns(b);
-    const OwnPoseFirst ownPoseFirst{poses, b};
-    BodyBlock sum{};
     const int end = contacts.bodyOffsets[b + 1];
-    for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
-      const RigidContactEnd c = contactEnds[e];
-      const int r = c.row;
-      RigidContactState state = contactState[r];
-      state.lambda = contactLambda(r, state);
-      sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state,
-                               contactFrames(c, bodies.com, ownPoseFirst, startPoses), h,
-                               frictionEpsilon, contactAlpha);
+    BodyBlock sum{};
+    if constexpr (kOwnFrameOnce) {
+      // The solved body's own frame is the same for every entry: loaded once, before the loop,
+      // so that an entry loads only its partner's (docs/PERFORMANCE.md, "The body's own frame
+      // loaded once per contact run").
+      const Transform ownPose = poses.previous[b], ownStart = startPoses[b];
+      const Vec3 ownCom = bodies.com[b];
+      for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
+        const RigidContactEnd c = contactEnds[e];
+        const int r = c.row;
+        RigidContactState state = contactState[r];
+        state.lambda = contactLambda(r, state);
+        const bool one = c.body1 == b;
+        const int other = one ? c.body0 : c.body1;
+        const Transform otherPose = poses(other), otherStart = bodyPoseOrWorld(startPoses, other);
+        const Vec3 otherCom = other >= 0 ? bodies.com[other] : Vec3{};
+        // Selected, not indexed by `one`: a run-time index would put the frames in local memory.
+        ContactBodyFrames f;
+        f.pose[0] = one ? otherPose : ownPose;
+        f.pose[1] = one ? ownPose : otherPose;
+        f.startPose[0] = one ? otherStart : ownStart;
+        f.startPose[1] = one ? ownStart : otherStart;
+        f.com[0] = one ? otherCom : ownCom;
+        f.com[1] = one ? ownCom : otherCom;
+        sum += rigidContactBlock(one ? 1 : 0, c, state, f, h, frictionEpsilon, contactAlpha);
+      }
+    } else {
+      // Both frames per entry (contactFrames): the two-level tile, held to 128 registers,
+      // spills more with the own frame held (and runs only models without contacts).
+      const OwnPoseFirst ownPoseFirst{poses, b};
+      for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
+        const RigidContactEnd c = contactEnds[e];
+        const int r = c.row;
+        RigidContactState state = contactState[r];
+        state.lambda = contactLambda(r, state);
+        sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state,
+                                 contactFrames(c, bodies.com, ownPoseFirst, startPoses), h,
+                                 frictionEpsilon, contactAlpha);
+      }
     }
     return sum;
   }
+
+  /// Whether a contact run loads the solved body's own frame once (see part()): not in the
+  /// two-level tile, which runs only models without contacts (OneLaneLevels::Auto).
+  static constexpr bool kOwnFrameOnce = kSharedLevels != 2;
 
   WEFT_HD BodyBlock jointPart(int b, int j) const {
     const int p = joints.parent[j], c = joints.child[j];
