@@ -19,6 +19,10 @@
 //                                      (GatherContactEnds)
 //                             joint i  step_joint_C0_lambda_rho, then (Dahl on)
 //                                      compute_rod_dahl_parameters
+//                           in small models, after a detection, two launches: the bodies'
+//                           inertial prediction and the joints beside the detection (they read
+//                           none of it, and it reads the start-of-step poses, which the
+//                           prediction leaves), then the rows and the list entries
 //   per iteration, per body color:
 //     solve_rigid_body_tile  a tile per body of the color: its parts (the inertial block, every
 //                           adjacent joint, up to 16 strided runs of its contact rows) on parallel
@@ -236,7 +240,9 @@ struct ForwardStepRigidBodies {
   float h;                                // [s]
   double dtSeconds;                       // substep length for simulation time
   const long long* __restrict__ substep;  // (1) substeps completed
-  Transform* __restrict__ poses;          // (numBodies) in: start of step; out: iterate
+  const Transform* __restrict__ poses;    // (numBodies) the start of the step
+  Transform* __restrict__ iterate;        // (numBodies) out: the first iterate (not `poses`:
+                                          // the detection reads those meanwhile)
   Vec3* __restrict__ linearVelocities;    // (numBodies) in/out
   Vec3* __restrict__ angularVelocities;   // (numBodies) in/out
   WordMajorOut<Transform> inertialPoses;  // (numBodies) out: the target y
@@ -247,7 +253,7 @@ struct ForwardStepRigidBodies {
       // Kinematic: the motion's pose at the end of this substep (velocity follows at the end).
       const float tEnd = float(double(*substep + 1) * dtSeconds);
       const Transform pose = poseAt(bodies.motion[b], tEnd, bodies.motionSamples);
-      poses[b] = pose;
+      iterate[b] = pose;
       inertialPoses.store(b, pose);
       return;
     }
@@ -255,7 +261,7 @@ struct ForwardStepRigidBodies {
     Vec3 v, w;
     predictBody(start, linearVelocities[b], angularVelocities[b], bodies.com[b], bodies.mass[b],
                 bodies.inertia[b], bodies.invInertia[b], gravity, h, predicted, v, w);
-    poses[b] = predicted;
+    iterate[b] = predicted;
     inertialPoses.store(b, predicted);
     linearVelocities[b] = v;
     angularVelocities[b] = w;
@@ -891,9 +897,12 @@ WEFT_HD WEFT_FORCEINLINE void serveRowSlots(int i, int rowSlots, int stride, con
 }
 
 /// begin_rigid_step: index i serves row slots i, i + rowStride, … (when there are contacts),
-/// body i (after a detection also its list's entries) and joint i; the five phases read the
-/// start-of-step poses or the detection and write disjoint arrays, so they share one launch of
-/// max(rowStride, bodies, joints) threads.
+/// body i (its inertial prediction; after a detection also its list's entries) and joint i; the
+/// five phases read the start-of-step poses or the detection and write disjoint arrays, so they
+/// share one launch of max(rowStride, bodies, joints) threads. In small models, after a
+/// detection, the solver splits it (SolverAVBD::beginStep): the bodies' and joints' phases, which
+/// do not read the detection, in a launch beside it (Device::issueOnSide), the rows and list
+/// entries after it.
 struct BeginRigidStep {
   static constexpr KernelId kId = KernelId::begin_rigid_step;
 
@@ -902,18 +911,18 @@ struct BeginRigidStep {
   StepJointC0LambdaRho joints;
   ComputeRodDahlParameters dahl;
   GatherContactEnds ends;
-  int rowSlots, numBodies, numJoints;  // rowSlots 0: no contacts
-  int rowStride = 0;  // rowSlotStride(rowSlots, max(numBodies, numJoints), …); 0: no contacts
-  bool hasDahl;
-  bool gatherEnds = false;  // after a detection
+  int rowSlots = 0;      // 0: no contact rows in this launch
+  int rowStride = 0;     // rowSlotStride(rowSlots, the launch's other items, …); 0: no rows
+  int stepBodies = 0;    // bodies whose inertial prediction this launch makes
+  int gatherBodies = 0;  // bodies whose list entries it gathers (after a detection), else 0
+  int numJoints = 0;     // joints whose step terms (and Dahl parameters) it makes
+  bool hasDahl = false;
 
   template <bool kStrided = false>
   WEFT_HD void serve(int i) const {
     serveRowSlots<kStrided>(i, rowSlots, rowStride, contacts);
-    if (i < numBodies) {
-      bodies(i);
-      if (gatherEnds) ends(i);
-    }
+    if (i < stepBodies) bodies(i);
+    if (i < gatherBodies) ends(i);
     if (i < numJoints) {
       joints(i);
       if (hasDahl) dahl(i);  // after the joint's terms are written (same thread)

@@ -53,6 +53,8 @@ void RigidSolverOptions::validate() const {
     throw Error("rigid solver option allPairsRunsFromWorlds must be at least 1");
   if (foldDualsUpToBodies < 0)
     throw Error("rigid solver option foldDualsUpToBodies must be at least 0");
+  if (beginBesideDetectionUpToBodies < 0)
+    throw Error("rigid solver option beginBesideDetectionUpToBodies must be at least 0");
   if (rowSlotItems < 1) throw Error("rigid solver option rowSlotItems must be at least 1");
   if (!(matchNormalDot >= -1.0f && matchNormalDot <= 1.0f))
     throw Error("rigid solver option matchNormalDot must be in [-1, 1]");

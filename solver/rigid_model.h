@@ -102,6 +102,12 @@ struct RigidSolverOptions {
   /// shape (the same pairs; the faster from 1024 y_junction worlds on, on the H100:
   /// docs/PERFORMANCE.md, "The all-pairs broad phase by runs of a world's shapes").
   int allPairsRunsFromWorlds = 1024;
+  /// Models (all worlds) of at most this many bodies run the step's beginning for their bodies
+  /// and joints beside each detection, on the device's side stream (SolverAVBD::beginStep; the
+  /// same bits either way); larger ones after it, in the launch of the rows. It paid for the
+  /// single y_junction only (docs/PERFORMANCE.md, "The step's beginning beside the detection").
+  /// 0: never.
+  int beginBesideDetectionUpToBodies = 128;
 
   /// Throws weft::Error naming the first invalid field.
   void validate() const;
@@ -207,8 +213,9 @@ struct RigidScratch {
 
   const Device& device;
   WordMajorBuffer<Transform> inertialPoses;  // (numBodies) inertial target y
-  DeviceBuffer<Transform> iteratePoses;      // (numBodies) the second pose buffer of the
-                                             // iterations (kernels/avbd.cuh IteratePoses)
+  DeviceBuffer<Transform> iteratePoses;      // (numBodies) the first iterate, then the
+                                             // second pose buffer of the iterations
+                                             // (kernels/avbd.cuh IteratePoses)
   WordMajorBuffer<RodStepTerms> jointTerms;  // (numJoints) per-step joint constants
   // The multipliers between iterations (kernels/avbd.cuh FoldedDuals): iteration i ≥ 1 writes
   // its new λ to [i % 2]; the last dual step writes jointLambda and contactState's λ again.

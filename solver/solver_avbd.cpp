@@ -76,8 +76,7 @@ bool SolverAVBD::choosesWorldLaunch() const {
 
 void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
   const bool fresh = scratch.detector && substepInFrame % options_.collideInterval == 0;
-  if (fresh) detect(state, scratch, substepInFrame == 0);
-  beginStep(state, scratch, fresh);
+  beginStep(state, scratch, fresh, substepInFrame == 0);
   if (perWorld_)
     iterateWorlds(state, scratch, substepInFrame);
   else
@@ -113,39 +112,24 @@ void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch, bool fir
                               scratch.midpoints.data(), options_.stickyContacts});
 }
 
-void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const {
+void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh,
+                           bool firstOfFrame) const {
   const float h = float(dt_);
   const RigidBodiesDevice bodies = model_.bodiesView();
   const bool history = options_.contactHistory;
   const RigidContactDetector* detector = scratch.detector.get();
   BeginRigidStep k{};
-  if (detector) {
-    k.contacts = StepBodyBodyContactC0Lambda{bodies,
-                                             detector->view(),
-                                             model_.shapeMaterial.data(),
-                                             state.startPoses.data(),
-                                             scratch.contactState.data(),
-                                             fresh,
-                                             history ? scratch.matchIndex.data() : nullptr,
-                                             history ? state.history.rows.data() : nullptr,
-                                             history ? state.history.state.data() : nullptr,
-                                             !options_.stickyContacts,
-                                             h,
-                                             options_.gamma};
-    k.rowSlots = scratch.rowCapacity;
-    k.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data()};
-    k.gatherEnds = fresh;
-  }
   k.bodies = ForwardStepRigidBodies{bodies,
                                     options_.gravity,
                                     h,
                                     dt_,
                                     state.substep.data(),
                                     state.poses.data(),
+                                    iterateInput(state, scratch, 0),
                                     state.linearVelocities.data(),
                                     state.angularVelocities.data(),
                                     scratch.inertialPoses.out()};
-  k.numBodies = model_.numBodies;
+  k.stepBodies = model_.numBodies;
   k.joints = StepJointC0LambdaRho{bodies,
                                   model_.jointsView(),
                                   state.startPoses.data(),
@@ -158,9 +142,48 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh)
                                     scratch.jointTerms.out()};
   k.numJoints = model_.numJoints;
   k.hasDahl = model_.hasDahl;
-  k.rowStride =
-      rowSlotStride(k.rowSlots, std::max(k.numBodies, k.numJoints), options_.rowSlotItems);
-  launchServingRowSlots(device_, std::max({k.rowStride, k.numBodies, k.numJoints}), k);
+  if (!detector) {
+    launch(device_, std::max(k.stepBodies, k.numJoints), k);
+    return;
+  }
+  // The rows and list entries, from the detector's view as it is after the detection.
+  const auto launchWithRows = [&](BeginRigidStep b) {
+    b.contacts = StepBodyBodyContactC0Lambda{bodies,
+                                             detector->view(),
+                                             model_.shapeMaterial.data(),
+                                             state.startPoses.data(),
+                                             scratch.contactState.data(),
+                                             fresh,
+                                             history ? scratch.matchIndex.data() : nullptr,
+                                             history ? state.history.rows.data() : nullptr,
+                                             history ? state.history.state.data() : nullptr,
+                                             !options_.stickyContacts,
+                                             h,
+                                             options_.gamma};
+    b.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data()};
+    b.rowSlots = scratch.rowCapacity;
+    const int others = std::max({b.stepBodies, b.gatherBodies, b.numJoints});
+    b.rowStride = rowSlotStride(b.rowSlots, others, options_.rowSlotItems);
+    launchServingRowSlots(device_, std::max(b.rowStride, others), b);
+  };
+  if (!fresh || model_.numBodies > options_.beginBesideDetectionUpToBodies) {
+    if (fresh) detect(state, scratch, firstOfFrame);
+    k.gatherBodies = fresh ? model_.numBodies : 0;
+    launchWithRows(k);  // the rows, the bodies and the joints in one launch
+    return;
+  }
+  // In small models, after a detection: the bodies' and joints' phases do not read it (nor does
+  // it read what they write: the first iterate goes to the other pose buffer), so they run beside
+  // it, and the rows and list entries, which do, after it. Only small models gain: the launches
+  // of both are short there (docs/PERFORMANCE.md, "The step's beginning beside the detection").
+  BeginRigidStep rows = k;
+  rows.stepBodies = 0;
+  rows.numJoints = 0;
+  rows.gatherBodies = model_.numBodies;
+  device_.issueOnSide([&] { launch(device_, std::max(k.stepBodies, k.numJoints), k); });
+  detect(state, scratch, firstOfFrame);
+  launchWithRows(rows);
+  device_.joinSide();
 }
 
 template <class K>
@@ -204,7 +227,7 @@ UpdateDualsJoint SolverAVBD::jointDuals(RigidState& state, RigidScratch& scratch
 }
 
 Transform* SolverAVBD::iterateInput(RigidState& state, RigidScratch& scratch, int iteration) {
-  return iteration % 2 == 0 ? state.poses.data() : scratch.iteratePoses.data();
+  return iteration % 2 == 0 ? scratch.iteratePoses.data() : state.poses.data();
 }
 
 void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration,

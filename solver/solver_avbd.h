@@ -7,7 +7,11 @@
 //                            sticky contacts are on); the shape tree is rebuilt at the first
 //                            substep of a frame and refit at the others
 //   begin_rigid_step         contact rows (material, C0, ρ, λ retention or warm start), inertial
-//                            prediction, joint ρ/C0/λ retention, Dahl parameters: one launch
+//                            prediction (the first iterate, into the scratch's pose buffer),
+//                            joint ρ/C0/λ retention, Dahl parameters: one launch; in small
+//                            models (beginBesideDetectionUpToBodies), after a detection, two:
+//                            the bodies' and joints' part on the device's side stream beside the
+//                            detection (it reads none of it), the rows' part after it
 //   for each iteration:
 //     for each body color:
 //       solve_rigid_body_tile  a tile per body: inertia + adjacent joints + its contact rows,
@@ -27,7 +31,8 @@
 //
 // The launches are the reference's kernels fused where they touch disjoint data (kernels/avbd.cuh
 // says which and why that is race-free); 2 + iterations·(colors + 1) launches per substep plus
-// detection, 3 + iterations·colors with the duals folded, 3 with the iterations per world. Nothing
+// detection, 3 + iterations·colors with the duals folded, 3 with the iterations per world (one
+// more at a substep that detects in small models). Nothing
 // here allocates or reads back, so a frame of substeps can be captured as one CUDA graph
 // (Simulation does). Every launch takes its block size from the launch table.
 #pragma once
@@ -56,7 +61,8 @@ class SolverAVBD {
 
  private:
   void detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const;
-  void beginStep(RigidState& state, RigidScratch& scratch, bool fresh) const;
+  /// begin_rigid_step, and after a fresh detection (`fresh`) the detection itself (see there).
+  void beginStep(RigidState& state, RigidScratch& scratch, bool fresh, bool firstOfFrame) const;
   void iterate(RigidState& state, RigidScratch& scratch, int iteration, int substepInFrame) const;
   /// All iterations in one launch, a group of lanes per world
   /// (IterationLaunches::PerWorld).
@@ -74,7 +80,9 @@ class SolverAVBD {
                               WordMajorIn<RodMultipliers> in) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;
   void saveDetection(RigidState& state, const RigidScratch& scratch) const;
-  /// The pose buffer iteration `iteration` starts from (the state's poses for even ones).
+  /// The pose buffer iteration `iteration` starts from: the scratch's for even ones (the first
+  /// iterate, begin_rigid_step's prediction, leaves the state's start-of-step poses to the
+  /// detection that may run beside it), the state's for odd ones.
   static Transform* iterateInput(RigidState& state, RigidScratch& scratch, int iteration);
   bool matching() const { return options_.contactHistory || options_.stickyContacts; }
 

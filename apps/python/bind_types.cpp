@@ -256,6 +256,7 @@ void bindTypes(nb::module_& m) {
                 .def_rw("all_pairs_shapes", &RO::allPairsShapes)
                 .def_rw("all_pairs_runs_from_worlds", &RO::allPairsRunsFromWorlds)
                 .def_rw("fold_duals_up_to_bodies", &RO::foldDualsUpToBodies)
+                .def_rw("begin_beside_detection_up_to_bodies", &RO::beginBesideDetectionUpToBodies)
                 .def_rw("contact_history", &RO::contactHistory)
                 .def_rw("sticky_contacts", &RO::stickyContacts)
                 .def_rw("match_distance", &RO::matchDistance, "[m]")

@@ -102,9 +102,16 @@ std::unique_ptr<Device> Device::open(DeviceRequest request, const DeviceOptions&
   };
   g.driverVersion = version(driver);
   g.runtimeVersion = version(runtime);
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = nullptr, side = nullptr;
   WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  device->stream_ = stream;
+  device->stream_ = device->current_ = stream;
+  WEFT_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  device->sideStream_ = side;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  WEFT_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  WEFT_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  device->forkEvent_ = fork;
+  device->joinEvent_ = join;
   device->policy_ = LaunchPolicy::resolve(nullptr, "", prop.major, prop.minor);
 #endif
   return device;
@@ -116,12 +123,39 @@ Device::~Device() {
     cudaStreamSynchronize(static_cast<cudaStream_t>(stream_));
     cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
   }
+  if (sideStream_) {
+    cudaStreamSynchronize(static_cast<cudaStream_t>(sideStream_));
+    cudaStreamDestroy(static_cast<cudaStream_t>(sideStream_));
+  }
+  if (forkEvent_) cudaEventDestroy(static_cast<cudaEvent_t>(forkEvent_));
+  if (joinEvent_) cudaEventDestroy(static_cast<cudaEvent_t>(joinEvent_));
+#endif
+}
+
+void Device::forkSide() const {
+#if defined(WEFT_WITH_CUDA)
+  if (!isCuda()) return;
+  const auto fork = static_cast<cudaEvent_t>(forkEvent_);
+  WEFT_CUDA_CHECK(cudaEventRecord(fork, static_cast<cudaStream_t>(stream_)));
+  WEFT_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(sideStream_), fork, 0));
+  current_ = sideStream_;
+#endif
+}
+
+void Device::joinSide() const {
+#if defined(WEFT_WITH_CUDA)
+  if (!isCuda()) return;
+  const auto join = static_cast<cudaEvent_t>(joinEvent_);
+  WEFT_CUDA_CHECK(cudaEventRecord(join, static_cast<cudaStream_t>(sideStream_)));
+  WEFT_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream_), join, 0));
 #endif
 }
 
 void Device::synchronize() const {
 #if defined(WEFT_WITH_CUDA)
-  if (isCuda()) WEFT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)));
+  if (!isCuda()) return;
+  WEFT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream_)));
+  WEFT_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(sideStream_)));
 #endif
 }
 

@@ -89,8 +89,28 @@ class Device {
   const GpuProperties& gpu() const { return gpu_; }
   /// The GPU's identity for table matching, or null on the CPU backend.
   const GpuIdentity* gpuIdentity() const { return isCuda() ? &gpu_.identity : nullptr; }
-  /// The cudaStream_t all work is issued on (null on the CPU backend).
-  void* stream() const { return stream_; }
+  /// The cudaStream_t work is issued on now (null on the CPU backend): the device's own stream,
+  /// or its side stream while issueOnSide() runs.
+  void* stream() const { return current_; }
+  /// Issues the work `issue` launches on a second stream that starts after everything issued so
+  /// far and runs beside what is issued after it, until joinSide() makes the device's stream wait
+  /// for it. For phases that touch disjoint data, so the bits are those of the order issued (on
+  /// the CPU backend `issue` simply runs there). Inside a graph capture the two streams become
+  /// two branches of the graph. Every issueOnSide() must be followed by a joinSide() before the
+  /// device is synchronized or a capture ends.
+  template <class F>
+  void issueOnSide(F&& issue) const {
+    forkSide();
+    try {
+      issue();
+    } catch (...) {
+      current_ = stream_;
+      throw;
+    }
+    current_ = stream_;
+  }
+  /// The device's stream waits for the work issued on the side since the last fork.
+  void joinSide() const;
   /// Waits for all work issued so far; checks for asynchronous errors.
   void synchronize() const;
   /// True while a CUDA graph capture is recording this device's stream.
@@ -118,10 +138,15 @@ class Device {
 
  private:
   Device() = default;
+  void forkSide() const;
 
   Backend backend_ = Backend::Cpu;
   GpuProperties gpu_;
   void* stream_ = nullptr;
+  mutable void* current_ = nullptr;  // stream_, or sideStream_ inside issueOnSide()
+  void* sideStream_ = nullptr;       // issueOnSide's stream and its fork and join events
+  void* forkEvent_ = nullptr;
+  void* joinEvent_ = nullptr;
   int cudaOrdinal_ = 0;
   LaunchPolicy policy_;
   bool debugLaunches_ = false;

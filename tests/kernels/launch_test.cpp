@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/runtime/buffer.h"
+#include "kernels/runtime/graph.h"
 #include "test_support.h"
 
 namespace weft {
@@ -341,6 +342,78 @@ TEST(Launch, DebugModeLogsAndChecksEveryLaunch) {
   expectEveryIndexVisitedOnce(*cpu, 10);
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_NE(log.find("forward_step"), std::string::npos) << log;
+}
+
+// Device::issueOnSide / joinSide: the side branch starts after the work issued before it, the
+// work issued after it on the device's stream runs beside it, and what follows joinSide() sees
+// both. The side's kernel is slow (a long dependent chain per index), so a missing join would
+// let the last kernel read b before the side wrote it.
+struct FillIndex {
+  static constexpr KernelId kId = KernelId::forward_step;
+  float* out;
+  float offset;
+  WEFT_HD void operator()(int i) const { out[i] = float(i % 1000) + offset; }
+};
+struct SlowDouble {
+  static constexpr KernelId kId = KernelId::forward_step;
+  const float* in;
+  float* out;
+  WEFT_HD void operator()(int i) const {
+    float x = in[i], y = 0.0f;
+    for (int k = 0; k < 2000; ++k) y = y * 0.5f + x;  // converges to 2x exactly (x < 2^13)
+    out[i] = y;
+  }
+};
+struct AddInto {
+  static constexpr KernelId kId = KernelId::forward_step;
+  const float *a, *b;
+  float* out;
+  WEFT_HD void operator()(int i) const { out[i] = a[i] + b[i]; }
+};
+
+void expectSideBranchOrdered(const Device& device, bool captured) {
+  const int n = device.isCuda() ? 1 << 18 : 1 << 13;
+  DeviceBuffer<float> a(device, size_t(n)), b(device, size_t(n)), c(device, size_t(n)),
+      d(device, size_t(n));
+  b.zero();
+  const auto issue = [&] {
+    launch(device, n, FillIndex{a.data(), 1.0f});
+    const void* mainStream = device.stream();
+    device.issueOnSide([&] {
+      EXPECT_EQ(device.stream() != mainStream, device.isCuda());
+      launch(device, n, SlowDouble{a.data(), b.data()});
+    });
+    EXPECT_EQ(device.stream(), mainStream);
+    launch(device, n, FillIndex{c.data(), 3.0f});
+    device.joinSide();
+    launch(device, n, AddInto{b.data(), c.data(), d.data()});
+  };
+  FrameGraph graph(device);
+  if (captured) {
+    graph.capture(issue);
+    if (device.isCuda()) EXPECT_EQ(graph.nodeCount(), 4);
+    graph.replay();
+  } else {
+    issue();
+  }
+  device.synchronize();
+  const std::vector<float> out = d.download();
+  for (int i = 0; i < n; ++i)
+    ASSERT_EQ(out[size_t(i)], 2.0f * float(i % 1000 + 1) + float(i % 1000) + 3.0f) << "index " << i;
+}
+
+TEST(Device, SideBranchRunsAfterWhatCameBeforeAndIsJoinedOnCpu) {
+  auto cpu = test::openCpu();
+  expectSideBranchOrdered(*cpu, false);
+  expectSideBranchOrdered(*cpu, true);
+}
+
+TEST(Device, SideBranchRunsAfterWhatCameBeforeAndIsJoinedOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  for (int round = 0; round < 3; ++round) {
+    expectSideBranchOrdered(*gpu, false);
+    expectSideBranchOrdered(*gpu, true);
+  }
 }
 
 TEST(Device, CudaRequestWithoutGpuIsAClearError) {

@@ -413,6 +413,31 @@ TEST(SolverAvbd, CudaFoldedDualStepsChangeNothing) {
   EXPECT_TRUE(bitIdentical(runPile(*gpu, folded, 8), runPile(*gpu, separate, 8)));
 }
 
+// The step's beginning for the bodies and joints beside the detection (small models: on the
+// device's side stream, SolverAVBD::beginStep) gives the bits of the one launch after it: the
+// two read and write disjoint data (the first iterate goes to the scratch's pose buffer, the
+// detection and its matching read the state's). On the CPU the side's launch runs first.
+TEST(SolverAvbd, BeginBesideTheDetectionChangesNothing) {
+  auto cpu = test::openCpu();
+  RigidSolverOptions beside = pileOptions(), after = pileOptions();
+  beside.beginBesideDetectionUpToBodies = 1 << 30;
+  after.beginBesideDetectionUpToBodies = 0;
+  EXPECT_TRUE(bitIdentical(runPile(*cpu, beside, 8), runPile(*cpu, after, 8)));
+  RigidSolverOptions bad;
+  bad.beginBesideDetectionUpToBodies = -1;
+  EXPECT_THROW(bad.validate(), Error);
+}
+
+TEST(SolverAvbd, CudaBeginBesideTheDetectionChangesNothing) {
+  WEFT_REQUIRE_CUDA(gpu);
+  RigidSolverOptions beside = pileOptions(), after = pileOptions();
+  beside.beginBesideDetectionUpToBodies = 1 << 30;
+  after.beginBesideDetectionUpToBodies = 0;
+  const auto reference = runPile(*gpu, after, 8);
+  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, beside, 8)));         // one graph a frame
+  EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, beside, 8, false)));  // launches as issued
+}
+
 // The convergence record: each iteration's largest body step is what the poses moved by (with
 // one iteration: the largest distance of a centre of mass from the inertial prediction, the first
 // iterate), recording changes nothing, and on a hanging chain the steps shrink from sweep to sweep.
