@@ -76,7 +76,19 @@ bool SolverAVBD::choosesWorldLaunch() const {
 
 void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
   const bool fresh = scratch.detector && substepInFrame % options_.collideInterval == 0;
-  beginStep(state, scratch, fresh, substepInFrame == 0);
+  if (fresh && model_.numBodies <= options_.beginBesideDetectionUpToBodies) {
+    // Small models: the step's beginning for the bodies and joints, which reads none of the
+    // detection (nor does the detection read what it writes: the first iterate goes to the other
+    // pose buffer), beside the detection; the rows and list entries after it (docs/PERFORMANCE.md,
+    // "The step's beginning beside the detection").
+    device_.issueOnSide([&] { beginStep(state, scratch, fresh, BeginParts::BodiesAndJoints); });
+    detect(state, scratch, substepInFrame == 0);
+    beginStep(state, scratch, fresh, BeginParts::Rows);
+    device_.joinSide();
+  } else {
+    if (fresh) detect(state, scratch, substepInFrame == 0);
+    beginStep(state, scratch, fresh, BeginParts::All);
+  }
   if (perWorld_)
     iterateWorlds(state, scratch, substepInFrame);
   else
@@ -113,77 +125,59 @@ void SolverAVBD::detect(const RigidState& state, RigidScratch& scratch, bool fir
 }
 
 void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh,
-                           bool firstOfFrame) const {
+                           BeginParts parts) const {
   const float h = float(dt_);
   const RigidBodiesDevice bodies = model_.bodiesView();
   const bool history = options_.contactHistory;
   const RigidContactDetector* detector = scratch.detector.get();
   BeginRigidStep k{};
-  k.bodies = ForwardStepRigidBodies{bodies,
-                                    options_.gravity,
+  if (parts != BeginParts::Rows) {
+    k.bodies = ForwardStepRigidBodies{bodies,
+                                      options_.gravity,
+                                      h,
+                                      dt_,
+                                      state.substep.data(),
+                                      state.poses.data(),
+                                      iterateInput(state, scratch, 0),
+                                      state.linearVelocities.data(),
+                                      state.angularVelocities.data(),
+                                      scratch.inertialPoses.out()};
+    k.stepBodies = model_.numBodies;
+    k.joints = StepJointC0LambdaRho{bodies,
+                                    model_.jointsView(),
+                                    state.startPoses.data(),
+                                    scratch.jointTerms.out(),
+                                    state.jointLambda.out(),
                                     h,
-                                    dt_,
-                                    state.substep.data(),
-                                    state.poses.data(),
-                                    iterateInput(state, scratch, 0),
-                                    state.linearVelocities.data(),
-                                    state.angularVelocities.data(),
-                                    scratch.inertialPoses.out()};
-  k.stepBodies = model_.numBodies;
-  k.joints = StepJointC0LambdaRho{bodies,
-                                  model_.jointsView(),
-                                  state.startPoses.data(),
-                                  scratch.jointTerms.out(),
-                                  state.jointLambda.out(),
-                                  h,
-                                  options_.gamma,
-                                  options_.jointAlpha};
-  k.dahl = ComputeRodDahlParameters{model_.jointsView(), state.startPoses.data(), state.dahl.data(),
-                                    scratch.jointTerms.out()};
-  k.numJoints = model_.numJoints;
-  k.hasDahl = model_.hasDahl;
-  if (!detector) {
+                                    options_.gamma,
+                                    options_.jointAlpha};
+    k.dahl = ComputeRodDahlParameters{model_.jointsView(), state.startPoses.data(),
+                                      state.dahl.data(), scratch.jointTerms.out()};
+    k.numJoints = model_.numJoints;
+    k.hasDahl = model_.hasDahl;
+  }
+  if (!detector || parts == BeginParts::BodiesAndJoints) {
     launch(device_, std::max(k.stepBodies, k.numJoints), k);
     return;
   }
-  // The rows and list entries, from the detector's view as it is after the detection.
-  const auto launchWithRows = [&](BeginRigidStep b) {
-    b.contacts = StepBodyBodyContactC0Lambda{bodies,
-                                             detector->view(),
-                                             model_.shapeMaterial.data(),
-                                             state.startPoses.data(),
-                                             scratch.contactState.data(),
-                                             fresh,
-                                             history ? scratch.matchIndex.data() : nullptr,
-                                             history ? state.history.rows.data() : nullptr,
-                                             history ? state.history.state.data() : nullptr,
-                                             !options_.stickyContacts,
-                                             h,
-                                             options_.gamma};
-    b.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data()};
-    b.rowSlots = scratch.rowCapacity;
-    const int others = std::max({b.stepBodies, b.gatherBodies, b.numJoints});
-    b.rowStride = rowSlotStride(b.rowSlots, others, options_.rowSlotItems);
-    launchServingRowSlots(device_, std::max(b.rowStride, others), b);
-  };
-  if (!fresh || model_.numBodies > options_.beginBesideDetectionUpToBodies) {
-    if (fresh) detect(state, scratch, firstOfFrame);
-    k.gatherBodies = fresh ? model_.numBodies : 0;
-    launchWithRows(k);  // the rows, the bodies and the joints in one launch
-    return;
-  }
-  // In small models, after a detection: the bodies' and joints' phases do not read it (nor does
-  // it read what they write: the first iterate goes to the other pose buffer), so they run beside
-  // it, and the rows and list entries, which do, after it. Only small models gain: the launches
-  // of both are short there (docs/PERFORMANCE.md, "The step's beginning beside the detection").
-  BeginRigidStep rows = k;
-  rows.stepBodies = 0;
-  rows.numJoints = 0;
-  rows.gatherBodies = model_.numBodies;
-  device_.issueOnSide([&] { launch(device_, std::max(k.stepBodies, k.numJoints), k); });
-  detect(state, scratch, firstOfFrame);
-  launchWithRows(rows);
-  device_.joinSide();
+  k.contacts = StepBodyBodyContactC0Lambda{bodies,
+                                           detector->view(),
+                                           model_.shapeMaterial.data(),
+                                           state.startPoses.data(),
+                                           scratch.contactState.data(),
+                                           fresh,
+                                           history ? scratch.matchIndex.data() : nullptr,
+                                           history ? state.history.rows.data() : nullptr,
+                                           history ? state.history.state.data() : nullptr,
+                                           !options_.stickyContacts,
+                                           h,
+                                           options_.gamma};
+  k.rowSlots = scratch.rowCapacity;
+  k.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data()};
+  k.gatherBodies = fresh ? model_.numBodies : 0;
+  const int others = std::max({k.stepBodies, k.gatherBodies, k.numJoints});
+  k.rowStride = rowSlotStride(k.rowSlots, others, options_.rowSlotItems);
+  launchServingRowSlots(device_, std::max(k.rowStride, others), k);
 }
 
 template <class K>

@@ -61,8 +61,11 @@ class SolverAVBD {
 
  private:
   void detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const;
-  /// begin_rigid_step, and after a fresh detection (`fresh`) the detection itself (see there).
-  void beginStep(RigidState& state, RigidScratch& scratch, bool fresh, bool firstOfFrame) const;
+  /// What a begin_rigid_step launch serves: everything, or (small models, beside a detection)
+  /// the bodies and joints, then the rows and list entries.
+  enum class BeginParts { All, BodiesAndJoints, Rows };
+  /// begin_rigid_step's `parts`; `fresh`: after a detection this substep.
+  void beginStep(RigidState& state, RigidScratch& scratch, bool fresh, BeginParts parts) const;
   void iterate(RigidState& state, RigidScratch& scratch, int iteration, int substepInFrame) const;
   /// All iterations in one launch, a group of lanes per world
   /// (IterationLaunches::PerWorld).
