@@ -89,7 +89,6 @@ enum class LaunchKind { Elementwise, Tile, Group };
   X(begin_rigid_step, Elementwise)                                                               \
   X(solve_rigid_body_tile, Tile)                                                                 \
   X(solve_rigid_body_tile_folding_duals, Tile)                                                   \
-  X(solve_rigid_body_tile_joint_duals, Tile)                                                     \
   /* a substep's iterations of one world per group of lanes (new) */                             \
   X(solve_rigid_world_iterations, Group)                                                         \
   X(update_rigid_duals, Elementwise)                                                             \

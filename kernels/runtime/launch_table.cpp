@@ -302,7 +302,6 @@ int builtInLaunchSize(KernelId id, int ccMajor, int /*ccMinor*/) {
       return 32;  // a warp per query: groups sharing a warp would diverge from each other
     case KernelId::solve_rigid_body_tile:
     case KernelId::solve_rigid_body_tile_folding_duals:
-    case KernelId::solve_rigid_body_tile_joint_duals:
       return 32;  // one round for a body's parts (inertia, joints, up to 16 contact runs)
     default:
       break;

@@ -455,41 +455,6 @@ RigidDesc hangingChain() {
   return desc;
 }
 
-// Which end of each joint takes its dual step in its block (RigidModel::bodyJointsTakingDuals):
-// exactly one, the one of the earlier color, or the only dynamic end where the other is
-// kinematic; a joint between two kinematic bodies has none, so such a model never takes the
-// joints' duals in its blocks.
-TEST(SolverAvbd, EachJointHasOneEndThatTakesItsDualStep) {
-  auto cpu = test::openCpu();
-  RigidDesc desc = hangingChain();  // body 0 kinematic
-  {
-    const RigidModel model(*cpu, desc);
-    EXPECT_TRUE(model.jointDualsCanBeInBlocks);
-    const std::vector<int> taking = model.bodyJointsTakingDuals.download();
-    const std::vector<int> color = model.bodyColor.download();
-    std::vector<int> takers(size_t(model.numJoints), 0);
-    for (int b = 0; b < model.numBodies; ++b)
-      for (int e = desc.jointOffsets[size_t(b)]; e < desc.jointOffsets[size_t(b) + 1]; ++e) {
-        const int j = desc.bodyJoints[size_t(e)];
-        const int entry = taking[size_t(e)];
-        EXPECT_EQ(entry < 0 ? ~entry : entry, j);
-        if (entry >= 0) continue;
-        ++takers[size_t(j)];
-        const int other = desc.joints[size_t(j)].parent == b ? desc.joints[size_t(j)].child
-                                                             : desc.joints[size_t(j)].parent;
-        EXPECT_GT(desc.bodies[size_t(b)].mass, 0.0f) << "a kinematic body takes joint " << j;
-        if (other >= 0 && desc.bodies[size_t(other)].mass > 0.0f)
-          EXPECT_LT(color[size_t(b)], color[size_t(other)]) << "joint " << j;
-      }
-    for (int j = 0; j < model.numJoints; ++j) EXPECT_EQ(takers[size_t(j)], 1) << "joint " << j;
-  }
-  BodyDesc& second = desc.bodies[1];
-  second.kinematic = true;
-  second.mass = 0.0f;
-  second.motion.pose0 = second.pose;
-  EXPECT_FALSE(RigidModel(*cpu, desc).jointDualsCanBeInBlocks);
-}
-
 TEST(SolverAvbd, ConvergenceRecordIsTheLargestBodyStepOfEachIteration) {
   auto cpu = test::openCpu();
   RigidSolverOptions o;
@@ -598,22 +563,14 @@ TEST(SolverAvbd, CudaOneLaneSharedLevelsChangeNoBit) {
 
 // OneLaneLevels::Auto: two shared levels from the frame after one with few contact rows (none,
 // on a hanging chain), three again once the rows are many (the pile on the ground); each switch
-// captures the graphs again. Not in models that take the joints' dual step in their blocks
-// (jointDualsInBlocksUpToWorldColor: the chain, by default), whose launches keep three levels.
+// captures the graphs again.
 TEST(SolverAvbd, AutoKeepsTwoSharedLevelsWhileContactsAreFew) {
   auto cpu = test::openCpu();
-  RigidSolverOptions separateDuals;
-  separateDuals.jointDualsInBlocksUpToWorldColor = 0;
-  Simulation chain(*cpu, hangingChain(), separateDuals, 1.0 / 60.0, 10);
+  Simulation chain(*cpu, hangingChain(), RigidSolverOptions{}, 1.0 / 60.0, 10);
   for (int f = 0; f < 3; ++f) chain.advanceFrame();
   EXPECT_EQ(chain.rigid().contactReport().largestRows, 0);
   EXPECT_TRUE(chain.rigid().scratch().twoSharedLevels);
   EXPECT_GE(chain.rigid().contactReport().framesTwoSharedLevels, 2);
-  Simulation inBlocks(*cpu, hangingChain(), RigidSolverOptions{}, 1.0 / 60.0, 10);
-  EXPECT_TRUE(inBlocks.rigid().solver().jointDualsInBlocks());
-  for (int f = 0; f < 3; ++f) inBlocks.advanceFrame();
-  EXPECT_FALSE(inBlocks.rigid().scratch().twoSharedLevels);
-  EXPECT_EQ(inBlocks.rigid().contactReport().framesTwoSharedLevels, 0);
 
   Simulation pile(*cpu, smallPile(), pileOptions(), 1.0 / 60.0, 10);
   const int bodies = pile.rigid().model().numBodies;
@@ -740,8 +697,7 @@ TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
   struct Recorder final : LaunchObserver {
     void onLaunch(const LaunchRecord& record) override {
       if (record.id == KernelId::solve_rigid_body_tile ||
-          record.id == KernelId::solve_rigid_body_tile_folding_duals ||
-          record.id == KernelId::solve_rigid_body_tile_joint_duals)
+          record.id == KernelId::solve_rigid_body_tile_folding_duals)
         records.push_back(record);
     }
     std::vector<LaunchRecord> records;
@@ -759,16 +715,10 @@ TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
       o.foldDualsUpToBodies = 1 << 30;
       runPile(*gpu, o, 1, false);
     }
-    // The kernels of the models that take the joints' dual step in their blocks (forced here).
-    RigidSolverOptions o = pileOptions();
-    o.foldDualsUpToBodies = 1 << 30;
-    o.jointDualsInBlocksUpToWorldColor = 1 << 30;
-    runPile(*gpu, o, 1, false);
   }
-  bool folded = false, jointDuals = false;
+  bool folded = false;
   for (const LaunchRecord& record : recorder.records) {
     folded |= record.id == KernelId::solve_rigid_body_tile_folding_duals;
-    jointDuals |= record.id == KernelId::solve_rigid_body_tile_joint_duals;
     for (int tile : {1, 32}) {
       const KernelResources resources = record.resources(tile);
       EXPECT_GT(resources.registers, 0) << kernelName(record.id) << ": no attributes";
@@ -777,7 +727,6 @@ TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
     }
   }
   EXPECT_TRUE(folded) << "no launch folded the dual step";
-  EXPECT_TRUE(jointDuals) << "no launch took the joints' dual step in its blocks";
   EXPECT_GE(recorder.records.size(), 4u);
 }
 
