@@ -36,8 +36,17 @@
 //                           step (FoldedDuals, below): extra items write every row's and
 //                           joint's new λ, its own bodies compute theirs in place, so no launch
 //                           of its own separates the iterations.
+//                           In models of small worlds
+//                           (RigidSolverOptions::jointDualsInBlocksUpToWorldColor) both launches
+//                           run a variant of the body solve under the same names and launch
+//                           sizes: from the second iteration on, each joint's end of the earlier
+//                           color (or its only dynamic end) first takes the joint's dual step of
+//                           the iteration before in its block and writes the new λ in place for
+//                           the other end (SolveRigidBodyTileT::jointPart); their folding launch
+//                           then folds only the rows' dual step.
 //   update_rigid_duals      per row and per joint (Jacobi), after all colors (folded: after the
-//                           last iteration only)
+//                           last iteration only; the joints' only after the last iteration where
+//                           the blocks take them)
 //   or, for batches of small worlds, instead of the per-iteration launches above:
 //   solve_rigid_world_iterations  every iteration of a substep, a group of lanes per world
 //                           (SolveRigidWorldIterations, below: the same bodies, colors and duals
@@ -412,7 +421,16 @@ struct FoldedDuals {
 /// Nsight Compute's limit, six blocks of 64 by registers and by shared memory alike), and with
 /// two, held to 128 registers, sixteen (the same bits; other tile sizes are the same code either
 /// way).
-template <bool kFoldsDuals, int kSharedLevels = 0>
+/// kJointDualsInBlocks (models that take the joints' dual step in their blocks,
+/// RigidSolverOptions::jointDualsInBlocksUpToWorldColor): that model's launches per color and its
+/// folding launch; see jointPart. A template parameter, so that the other models' kernels carry
+/// none of its code (in every model's kernel it cost the twist and the pile up to 10%:
+/// docs/PERFORMANCE.md). It keeps the kernel names, and so the launch sizes, of the body solve
+/// it replaces: the same work a body plus one joint's dual step, at the same registers (160
+/// against 159 in the one-lane tile, ptxas), so a table's entries measured on either apply; a
+/// kernel name of its own, without entries in the tables, ran its small batches at the built-in
+/// size and lost a third there (docs/PERFORMANCE.md).
+template <bool kFoldsDuals, int kSharedLevels = 0, bool kJointDualsInBlocks = false>
 struct SolveRigidBodyTileT {
   static constexpr KernelId kId =
       kFoldsDuals ? KernelId::solve_rigid_body_tile_folding_duals : KernelId::solve_rigid_body_tile;
@@ -450,6 +468,14 @@ struct SolveRigidBodyTileT {
   // The rows of the bodies' lists as entries (GatherContactEnds), where the contact runs read
   // them (contacts.bodyOffsets indexes both).
   const RigidContactEnd* __restrict__ contactEnds = nullptr;
+  // kJointDualsInBlocks, from the second iteration on: each joint's dual step of the iteration
+  // before is taken by the end that joints.bodyJoints marks (~j: RigidModel::bodyJointsTakingDuals)
+  // inside its block, which writes the new λ to `lambdaOut` (the words of `lambda`) in place for
+  // the other end, whose color comes later (jointPart). No body of a launch reads a λ that another
+  // body of it writes, except in the per-world launch, where the later color's lane of the same
+  // group reads it after the group's barrier, as it read the dual pass's before.
+  bool jointDualsInBlocks = false;
+  WordMajorOut<RodMultipliers> lambdaOut{};
 
   int maxParts() const { return 1 + maxJointsPerBody + kContactParts; }
   /// Items of the launch: the color's bodies, then (folding) the dual-step batches.
@@ -466,7 +492,7 @@ struct SolveRigidBodyTileT {
   }
   WEFT_HD RodMultipliers jointLambda(int j) const {
     const WordMajorIn<RodMultipliers> in = duals.jointIn.words ? duals.jointIn : lambda;
-    if constexpr (kFoldsDuals)
+    if constexpr (kFoldsDuals && !kJointDualsInBlocks)  // else the blocks take the joints' step
       return jointDualStep(j, in.words, joints.type, joints.parent, joints.child, joints.rod.words,
                            terms.words, poses.previous);
     else
@@ -496,8 +522,14 @@ struct SolveRigidBodyTileT {
       duals.contactOut[r] = contactLambda(r, contactState[r]);
       return;
     }
-    const int j = (batch - rowBatches) * FoldedDuals::kBatch + k;
-    if (j < duals.numJoints) duals.jointOut.store(j, jointLambda(j));
+    // Where the blocks take the joints' dual step there are no joint batches (numJoints 0), and
+    // their copy is compiled out: with it, the front end fused three more products of the
+    // finish (a rotation in applyIncrement) at tiles of 64 lanes and more than at 1-32, which
+    // FmaContraction.EveryLaunchSizeOfAKernelFusesTheSameProducts found (docs/DESIGN_NOTES.md).
+    if constexpr (!kJointDualsInBlocks) {
+      const int j = (batch - rowBatches) * FoldedDuals::kBatch + k;
+      if (j < duals.numJoints) duals.jointOut.store(j, jointLambda(j));
+    }
   }
 
   WEFT_HD int contactRuns(int b) const {
@@ -573,7 +605,19 @@ struct SolveRigidBodyTileT {
   /// two-level tile, which runs only models without contacts (OneLaneLevels::Auto).
   static constexpr bool kOwnFrameOnce = kSharedLevels != 2;
 
-  WEFT_HD BodyBlock jointPart(int b, int j) const {
+  /// The block of body b's joint `entry` of its list (joints.bodyJoints). With
+  /// kJointDualsInBlocks, an entry ~j marks the joint's end that takes its dual step (the end of
+  /// the earlier color, or its only dynamic end): from the second iteration on, that end's block
+  /// first takes the dual step of the iteration before (both ends' poses are still the
+  /// iteration's start, where it is evaluated), sharing the frames and the strain with the block
+  /// (rodJointDualAndBlock), and writes the new λ, which the other end, later, reads.
+  WEFT_HD BodyBlock jointPart(int b, int entry) const {
+    int j = entry;
+    bool takesDual = false;
+    if constexpr (kJointDualsInBlocks) {
+      takesDual = jointDualsInBlocks && entry < 0;
+      j = entry < 0 ? ~entry : entry;
+    }
     const int p = joints.parent[j], c = joints.child[j];
     const bool solvingParent = p == b;
     const OwnPoseFirst ownPoseFirst{poses, b};
@@ -581,9 +625,27 @@ struct SolveRigidBodyTileT {
     const JointEnd childEnd = jointEnd(ownPoseFirst, bodies, c);
     const RodJoint rod = joints.rod[j];
     const RodStepTerms t = terms[j];
+    const bool isRod = joints.type[j] == int(JointType::Rod);
+    if constexpr (kJointDualsInBlocks) {
+      if (takesDual) {
+        RodMultipliers l = lambda[j];
+        if (isRod) {
+          const BodyBlock block =
+              rodJointDualAndBlock(solvingParent, parentEnd, childEnd, rod, t, l, h);
+          lambdaOut.store(j, l);
+          return block;
+        }
+        ballJointDuals(
+            ballJointResidual(parentEnd.pose, childEnd.pose, rod.parentAnchor.p, rod.childAnchor.p),
+            t.start.u, t.alm.stretch, t.alpha, l.lin);
+        lambdaOut.store(j, l);
+        return ballJointBlock(solvingParent, parentEnd, childEnd, rod.parentAnchor.p,
+                              rod.childAnchor.p, t.alm.stretch, rod.material.stretchDamping,
+                              t.alpha, t.start.u, l.lin, h);
+      }
+    }
     const RodMultipliers l = jointLambda(j);
-    if (joints.type[j] == int(JointType::Rod))
-      return rodJointBlock(solvingParent, parentEnd, childEnd, rod, t, l, h);
+    if (isRod) return rodJointBlock(solvingParent, parentEnd, childEnd, rod, t, l, h);
     return ballJointBlock(solvingParent, parentEnd, childEnd, rod.parentAnchor.p, rod.childAnchor.p,
                           t.alm.stretch, rod.material.stretchDamping, t.alpha, t.start.u, l.lin, h);
   }
@@ -615,6 +677,10 @@ using SolveRigidBodyTile = SolveRigidBodyTileT<false, 3>;                 // One
 using SolveRigidBodyTileTwoSharedLevels = SolveRigidBodyTileT<false, 2>;  // OneLaneLevels::Two
 // Every level in shared memory: only models of at most foldDualsUpToBodies bodies fold.
 using SolveRigidBodyTileFoldingDuals = SolveRigidBodyTileT<true>;
+// Models that take the joints' dual step in their blocks: every color, and the folding launch
+// (which then folds only the rows' dual step), and the per-world launch's bodies.
+using SolveRigidBodyTileJointDuals = SolveRigidBodyTileT<false, 3, true>;
+using SolveRigidBodyTileFoldingDualsJointDuals = SolveRigidBodyTileT<true, 0, true>;
 
 /// Per row slot (rows ≥ the stored count return): the ALM dual step (§5.5.4) from `in` (null:
 /// the state's own λ) into the state.
@@ -666,21 +732,24 @@ struct RigidWorldsDevice {
 /// iteration the group's lanes solve the world's bodies of each color in turn (a body per lane,
 /// the one-lane tile's parts, tree and finish: the same source as solve_rigid_body_tile's
 /// one-lane tiles), with a group barrier between colors, then the dual step of the world's rows
-/// and joints in place (update_rigid_duals' functions), and a barrier. A world never reads
+/// and joints in place (update_rigid_duals' functions; the joints' only after the last iteration
+/// where the blocks take it: takesJointDuals), and a barrier. A world never reads
 /// another's bodies, so nothing waits for other worlds. The same bits as the launches per color
 /// for every group size and on both backends: the same functions in the same order, each body in
 /// a function of its own (solveBodyOnOneLane; inlined into these loops it contracted its
 /// arithmetic differently: docs/DESIGN_NOTES.md), which the tests check.
 /// Tree levels: the first kSharedLevels in group-shared memory, the deeper ones in `spill`
 /// (word-major over the launch's lanes) on CUDA; a local array on the CPU.
-struct SolveRigidWorldIterations {
+template <class Tile>
+struct SolveRigidWorldIterationsT {
   static constexpr KernelId kId = KernelId::solve_rigid_world_iterations;
   static constexpr int kSharedLevels = 2;
   static constexpr int kWords = int(sizeof(BodyBlock) / sizeof(unsigned));
   static constexpr int kSharedIntsPerLane = kSharedLevels * kWords;
   static constexpr int kMaxLevels = 8;  // log2(kMaxTileParts)
 
-  SolveRigidBodyTile solve;  // colorBodies: all colors; poses, ω and largestStep set per color
+  // colorBodies: all colors; poses, ω, largestStep and jointDualsInBlocks set per color
+  Tile solve;
   RigidWorldsDevice worlds;
   Transform* iterates[2] = {};                 // iteration k reads [k % 2] and writes [(k + 1) % 2]
   const float* __restrict__ omegas = nullptr;  // (iterations) Chebyshev weight of each
@@ -689,8 +758,12 @@ struct SolveRigidWorldIterations {
   UpdateDualsBodyBodyContacts contactDuals;  // poses set per iteration; rows null: no contacts
   const int* __restrict__ shapeRowOffsets = nullptr;  // (numShapes + 1) rows by lower shape
   UpdateDualsJoint jointDuals;                        // poses set per iteration
+  // The joints' dual step in the next iteration's blocks (Tile SolveRigidBodyTileJointDuals;
+  // solve.joints.bodyJoints marks the ends that take it), so the pass takes it only after the
+  // last iteration.
+  bool takesJointDuals = false;
   unsigned* spill = nullptr;  // CUDA: (levels − kSharedLevels) × kWords × numWorlds × lanes
-  SolveRigidBodyTile* tiles = nullptr;  // CUDA: (2 × numWorlds) each world's tile, two steps
+  Tile* tiles = nullptr;      // CUDA: (2 × numWorlds) each world's tile, two steps
 
   /// What an iteration changes in `solve`: the iterates it reads and writes, its Chebyshev weight
   /// and where its largest steps go.
@@ -699,13 +772,15 @@ struct SolveRigidWorldIterations {
     Transform* updated;
     float omega;
     float* largestStep;
+    bool jointDualsInBlocks;
 
-    WEFT_HD void apply(SolveRigidBodyTile& tile, int color) const {
+    WEFT_HD void apply(Tile& tile, int color) const {
       tile.poses.previous = previous;
       tile.poses.updated = updated;
       tile.poses.color = color;
       tile.chebyshevOmega = omega;
       tile.largestStep = largestStep;
+      tile.jointDualsInBlocks = jointDualsInBlocks;
     }
   };
 
@@ -716,7 +791,7 @@ struct SolveRigidWorldIterations {
   /// so that its arithmetic is contracted as the tile's is (inlined into the loops of this kernel,
   /// some bodies came out with other bits than solve_rigid_body_tile's). `tile` is the world's
   /// slot in `tiles`, at the same address on every lane of the group.
-  static __device__ __noinline__ void solveBodyOnOneLane(const SolveRigidBodyTile& tile, int item,
+  static __device__ __noinline__ void solveBodyOnOneLane(const Tile& tile, int item,
                                                          unsigned* levelWords, int lanes,
                                                          unsigned* deep, size_t slots) {
     const auto storeLevel = [&](int level, const BodyBlock& p) {
@@ -762,7 +837,7 @@ struct SolveRigidWorldIterations {
     // lane writes the next step's slot while the others may still read this one's, and the
     // barrier after each color orders both. One copy for the group, where a copy on each lane's
     // stack would fill the L1 (docs/PERFORMANCE.md).
-    SolveRigidBodyTile* const worldTiles = tiles + 2 * size_t(world);
+    Tile* const worldTiles = tiles + 2 * size_t(world);
     if (g.rank() == 0) {
       worldTiles[0] = solve;
       worldTiles[1] = solve;
@@ -776,7 +851,7 @@ struct SolveRigidWorldIterations {
       for (int c = 0; c < worlds.numColors; ++c) {
         const int end = worlds.colorOffsets[c * stride + world + 1];
 #ifdef __CUDA_ARCH__
-        const SolveRigidBodyTile& tile = worldTiles[step % 2];
+        const Tile& tile = worldTiles[step % 2];
         const int lanes = g.size();
         const size_t slots = size_t(worlds.numWorlds) * size_t(lanes);
         for (int i = worlds.colorOffsets[c * stride + world] + g.rank(); i < end; i += lanes)
@@ -789,7 +864,7 @@ struct SolveRigidWorldIterations {
             iterationArguments(last ? it + 1 : it).apply(worldTiles[step % 2], last ? 0 : c + 1);
         }
 #else
-        SolveRigidBodyTile tile = solve;
+        Tile tile = solve;
         iteration.apply(tile, c);
         for (int i = worlds.colorOffsets[c * stride + world] + g.rank(); i < end; i += g.size()) {
           BodyBlock levels[kMaxLevels];
@@ -806,16 +881,24 @@ struct SolveRigidWorldIterations {
         for (int r = rowBegin + g.rank(); r < rowEnd; r += g.size()) contact(r);
       UpdateDualsJoint joint = jointDuals;
       joint.poses = iteration.updated;
-      for (int j = jointBegin + g.rank(); j < jointEnd; j += g.size()) joint(j);
+      if (!takesJointDuals || it + 1 == iterations)
+        for (int j = jointBegin + g.rank(); j < jointEnd; j += g.size()) joint(j);
       g.sync();  // the next iteration solves with the new multipliers
     }
   }
 
   WEFT_HD IterationArguments iterationArguments(int it) const {
     return {iterates[it % 2], iterates[(it + 1) % 2], omegas[it],
-            largestSteps ? largestSteps + 2 * it : nullptr};
+            largestSteps ? largestSteps + 2 * it : nullptr, takesJointDuals && it > 0};
   }
 };
+
+// The same bits as the launches per color only with their tile type (compiled apart, one body
+// solve may contract its arithmetic otherwise): the models that take the joints' dual step in
+// their blocks solve with SolveRigidBodyTileJointDuals, the others with SolveRigidBodyTile.
+using SolveRigidWorldIterations = SolveRigidWorldIterationsT<SolveRigidBodyTile>;
+using SolveRigidWorldIterationsJointDuals =
+    SolveRigidWorldIterationsT<SolveRigidBodyTileJointDuals>;
 
 // ---- end of step --------------------------------------------------------------------------------
 

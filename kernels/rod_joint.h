@@ -357,11 +357,12 @@ WEFT_HD WEFT_FORCEINLINE void retainRodMultipliers(const RodMaterial& m, float r
 /// The ROD joint's contribution to the Newton block of the parent (solvingParent) or the child,
 /// at the current poses of both ends (§5.6.1, §5.6.2). Zero for groups with neither stiffness nor
 /// damping. `h` is the step [s].
-WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointBlock(bool solvingParent, const JointEnd& parent,
-                                                 const JointEnd& child, const RodJoint& joint,
-                                                 const RodStepTerms& step,
-                                                 const RodMultipliers& lambda, float h) {
-  const RodFrames f = rodFrames(parent.pose, child.pose, joint.parentAnchor, joint.childAnchor);
+/// `strain`: the strain at these frames when the caller has it (rodJointDualAndBlock), else null.
+WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointBlockAt(bool solvingParent, const JointEnd& parent,
+                                                   const JointEnd& child, const RodJoint& joint,
+                                                   const RodFrames& f, const RodStrain* strain,
+                                                   const RodStepTerms& step,
+                                                   const RodMultipliers& lambda, float h) {
   const RodMaterial& mat = joint.material;
   const RodCoefficients& alm = step.alm;
   const float invH = 1.0f / h;
@@ -374,7 +375,7 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointBlock(bool solvingParent, const Joint
   const Vec3 kLin{alm.shear.kEff, alm.shear.kEff, alm.stretch.kEff};
   const Vec3 kdLin{mat.shearDamping, mat.shearDamping, mat.stretchDamping};
   if (kLin.x > 0.0f || kLin.z > 0.0f || kdLin.x > 0.0f || kdLin.z > 0.0f) {
-    const Vec3 u = rotateInverse(f.qp, f.xc - f.xp);
+    const Vec3 u = strain ? strain->u : rotateInverse(f.qp, f.xc - f.xp);
     const Vec3 du = u - step.start.u;
     const Vec3 c = u - step.start.u * step.alpha;
     const Vec3 psi{kLin.x * c.x + alm.shear.s * lambda.lin.x + kdLin.x * du.x * invH,
@@ -402,7 +403,7 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointBlock(bool solvingParent, const Joint
   const bool angularActive = kAng.x > 0.0f || kAng.z > 0.0f || kdAng.x > 0.0f || kdAng.z > 0.0f ||
                              !(step.dahlSigma0 == Vec3{}) || !(step.dahlCFric == Vec3{});
   if (angularActive) {
-    const Vec3 kappa = rodStrain(f, joint.rest).kappa;
+    const Vec3 kappa = strain ? strain->kappa : rodStrain(f, joint.rest).kappa;
     const Vec3 dk = rodStrainDifference(kappa, step.start.kappa);
     const Vec3 c = kappa - step.start.kappa * step.alpha;
     const Vec3 lam{alm.bend.s * lambda.ang.x, alm.bend.s * lambda.ang.y,
@@ -423,6 +424,14 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointBlock(bool solvingParent, const Joint
   return block;
 }
 
+WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointBlock(bool solvingParent, const JointEnd& parent,
+                                                 const JointEnd& child, const RodJoint& joint,
+                                                 const RodStepTerms& step,
+                                                 const RodMultipliers& lambda, float h) {
+  const RodFrames f = rodFrames(parent.pose, child.pose, joint.parentAnchor, joint.childAnchor);
+  return rodJointBlockAt(solvingParent, parent, child, joint, f, nullptr, step, lambda, h);
+}
+
 /// Per-iteration dual update of a ROD joint (§5.6.3) from its strain at the current poses: per
 /// group (stretch z, shear xy, bend xy, twist z) λ ← relaxedAscent(λ, C − α·C0).
 WEFT_HD WEFT_FORCEINLINE void rodJointDuals(const RodStrain& current, const RodStepTerms& step,
@@ -436,6 +445,21 @@ WEFT_HD WEFT_FORCEINLINE void rodJointDuals(const RodStrain& current, const RodS
   lambda.ang = {relaxedAscent(lambda.ang.x, ca.x, alm.bend),
                 relaxedAscent(lambda.ang.y, ca.y, alm.bend),
                 relaxedAscent(lambda.ang.z, ca.z, alm.twist)};
+}
+
+/// The dual step of the iteration before (rodJointDuals) and then the block with the new λ, both
+/// at the current poses, sharing the frames and the strain: what the joint's solving end does
+/// from the second iteration on (kernels/avbd.cuh, SolveRigidBodyTileT::jointPart). The same
+/// values as the dual step followed by rodJointBlock (on the CPU the same bits).
+WEFT_HD WEFT_FORCEINLINE BodyBlock rodJointDualAndBlock(bool solvingParent, const JointEnd& parent,
+                                                        const JointEnd& child,
+                                                        const RodJoint& joint,
+                                                        const RodStepTerms& step,
+                                                        RodMultipliers& lambda, float h) {
+  const RodFrames f = rodFrames(parent.pose, child.pose, joint.parentAnchor, joint.childAnchor);
+  const RodStrain strain = rodStrain(f, joint.rest);
+  rodJointDuals(strain, step, lambda);
+  return rodJointBlockAt(solvingParent, parent, child, joint, f, &strain, step, lambda, h);
 }
 
 // ---- BALL joint (§5.7) --------------------------------------------------------------------------

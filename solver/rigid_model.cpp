@@ -53,6 +53,8 @@ void RigidSolverOptions::validate() const {
     throw Error("rigid solver option allPairsRunsFromWorlds must be at least 1");
   if (foldDualsUpToBodies < 0)
     throw Error("rigid solver option foldDualsUpToBodies must be at least 0");
+  if (jointDualsInBlocksUpToWorldColor < 0)
+    throw Error("rigid solver option jointDualsInBlocksUpToWorldColor must be at least 0");
   if (beginBesideDetectionUpToBodies < 0)
     throw Error("rigid solver option beginBesideDetectionUpToBodies must be at least 0");
   if (rowSlotItems < 1) throw Error("rigid solver option rowSlotItems must be at least 1");
@@ -195,6 +197,26 @@ RigidModel::RigidModel(const Device& device, const RigidDesc& desc)
     maxJointsPerBody =
         std::max(maxJointsPerBody, desc.jointOffsets[size_t(b) + 1] - desc.jointOffsets[size_t(b)]);
   }
+  // The joint lists again, each joint whose dual step the body takes in its block as ~j
+  // (RigidSolverOptions::jointDualsInBlocksUpToWorldColor): the joint's end of the earlier color,
+  // or its only dynamic end (a kinematic body solves nothing). Possible where every joint has a
+  // dynamic end and no joint joins two dynamic bodies of one color.
+  const auto dynamic = [&](int b) { return b >= 0 && hMass[size_t(b)] > 0.0f; };
+  std::vector<int> hTakingDuals = desc.bodyJoints;
+  for (int b = 0; b < numBodies; ++b)
+    for (int e = desc.jointOffsets[size_t(b)]; e < desc.jointOffsets[size_t(b) + 1]; ++e) {
+      const int j = desc.bodyJoints[size_t(e)];
+      const int other = hParent[size_t(j)] == b ? hChild[size_t(j)] : hParent[size_t(j)];
+      if (!dynamic(b)) continue;
+      if (!dynamic(other) || hColor[size_t(other)] > hColor[size_t(b)])
+        hTakingDuals[size_t(e)] = ~j;
+      if (dynamic(other) && hColor[size_t(other)] == hColor[size_t(b)])
+        jointDualsCanBeInBlocks = false;
+    }
+  for (size_t j = 0; j < size_t(numJoints); ++j)
+    if (!dynamic(hParent[j]) && !dynamic(hChild[j])) jointDualsCanBeInBlocks = false;
+  if (hTakingDuals.empty()) hTakingDuals.push_back(0);
+  bodyJointsTakingDuals = DeviceBuffer<int>(device, hTakingDuals);
   if (1 + maxJointsPerBody + SolveRigidBodyTile::kContactParts > kMaxTileParts)
     throw Error("a rigid body has " + std::to_string(maxJointsPerBody) +
                 " joints; the body solve takes at most " +

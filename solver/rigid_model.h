@@ -108,6 +108,15 @@ struct RigidSolverOptions {
   /// single y_junction only (docs/PERFORMANCE.md, "The step's beginning beside the detection").
   /// 0: never.
   int beginBesideDetectionUpToBodies = 128;
+  /// Models whose worlds have at most this many bodies of a color, and that have contacts: from
+  /// the second iteration on, each joint's dual step of the iteration before is taken inside the
+  /// block of its end of the earlier color (or of its only dynamic end), which shares the frames
+  /// and the strain with it, instead of in the dual launch or pass (kernels/avbd.cuh,
+  /// SolveRigidBodyTileT::jointPart; their launches per color run that variant of the body
+  /// solve under its names and launch sizes, its one-lane tiles with three levels whatever
+  /// oneLaneLevels says). The same values (on the CPU the same bits); it pays for small worlds
+  /// (docs/PERFORMANCE.md). 0: never.
+  int jointDualsInBlocksUpToWorldColor = 32;
 
   /// Throws weft::Error naming the first invalid field.
   void validate() const;
@@ -148,6 +157,10 @@ class RigidModel {
   DeviceBuffer<float> dahlEpsMax, dahlTau;               // (numJoints)
   DeviceBuffer<int> jointOffsets;                        // (numBodies + 1)
   DeviceBuffer<int> bodyJoints;                          // (2 x numJoints at most)
+  // bodyJoints with ~j where the body takes joint j's dual step in its block (kernels/avbd.cuh,
+  // SolveRigidBodyTileT::jointPart; RigidSolverOptions::jointDualsInBlocksUpToWorldColor)
+  DeviceBuffer<int> bodyJointsTakingDuals;
+  bool jointDualsCanBeInBlocks = true;  // every joint has a dynamic end of a color of its own
 
   // Coloring by joints: colorBodies[colorOffsets[c] .. colorOffsets[c+1]) (host offsets)
   DeviceBuffer<int> colorBodies;  // (numBodies)

@@ -50,7 +50,7 @@ bool RigidPart::endFrame() {
     // OneLaneLevels::Auto: two shared tree levels while contacts are few (a body with at most
     // one row never reaches a third), with a gap between the two thresholds so that the graphs
     // are not captured again every frame.
-    if (solver_.options().oneLaneLevels == OneLaneLevels::Auto) {
+    if (solver_.options().oneLaneLevels == OneLaneLevels::Auto && !solver_.jointDualsInBlocks()) {
       const long long rows = status.maxContacts, bodies = model_.numBodies;
       const bool two = scratch_.twoSharedLevels ? rows * 4 <= bodies : rows * 8 <= bodies;
       if (two != scratch_.twoSharedLevels) {

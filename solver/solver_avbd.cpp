@@ -39,6 +39,7 @@ SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
   options_.validate();
   if (!(dtSeconds > 0.0)) throw Error("the substep length must be positive");
   perWorld_ = choosesWorldLaunch();
+  jointDualsInBlocks_ = takesJointDualsInBlocks();
   if (perWorld_) {
     worlds_ = model_.worldsView();
     std::vector<float> omegas(size_t(options_.iterations));
@@ -52,7 +53,9 @@ SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
     if (device_.isCuda() && words > 0) worldSpill_ = DeviceBuffer<unsigned>(device_, words);
     if (device_.isCuda())
       worldTiles_ = DeviceBuffer<unsigned>(
-          device_, 2 * size_t(model_.worldRanges) * sizeof(SolveRigidBodyTile) / sizeof(unsigned));
+          device_, 2 * size_t(model_.worldRanges) *
+                       std::max(sizeof(SolveRigidBodyTile), sizeof(SolveRigidBodyTileJointDuals)) /
+                       sizeof(unsigned));
   }
 }
 
@@ -72,6 +75,17 @@ bool SolverAVBD::choosesWorldLaunch() const {
   // "A substep's iterations per world" and "The world's tile in one slot").
   if (!device_.isCuda() || model_.worldRanges == 0 || model_.largestWorldColor > 32) return false;
   return model_.worldRanges >= kWorldLaunchLeastWorlds;
+}
+
+bool SolverAVBD::takesJointDualsInBlocks() const {
+  // Decided by the model alone (its worlds' size, not their count) so that every launch path
+  // decides alike and a world of a batch is still bit for bit the world run alone on CUDA. Not
+  // for models without contacts, whose one-lane tiles run with two shared levels, held to 128
+  // registers (OneLaneLevels::Auto). Where it is taken, the launches per color keep three levels
+  // whatever OneLaneLevels says (RigidPart::endFrame), so that the mode still changes no bits.
+  const bool detects = model_.numShapes >= 2;  // RigidScratch builds a detector
+  return model_.jointDualsCanBeInBlocks && model_.worldRanges > 0 &&
+         model_.largestWorldColor <= options_.jointDualsInBlocksUpToWorldColor && detects;
 }
 
 void SolverAVBD::step(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
@@ -203,6 +217,10 @@ K SolverAVBD::bodySolve(RigidState& state, RigidScratch& scratch, const int* col
            duals,
            largestStep};
   if (detector) kernel.contactEnds = scratch.contactEnds.data();
+  if (jointDualsInBlocks_) {
+    kernel.joints.bodyJoints = model_.bodyJointsTakingDuals.data();
+    kernel.lambdaOut = state.jointLambda.out();
+  }
   if constexpr (K::kOneLaneSharedLevels > 0)
     kernel.oneLaneSpill = {scratch.oneLaneSpill.data(), scratch.oneLaneSpill.size()};
   return kernel;
@@ -236,19 +254,24 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   // Decided by the whole model's size: a batch of small worlds has the work of a large model.
   // Either path gives the same bits on both backends (the dual step is one compiled function,
   // kernels/avbd.cuh), so a world of a batch is still bit for bit the world run alone.
+  // In models of small worlds (jointDualsInBlocks_) the blocks take the joints' dual step
+  // instead, from the second iteration on (kernels/avbd.cuh, jointPart), in place: the folding
+  // launch then folds only the rows', and the dual launch takes the joints' after the last
+  // iteration only.
   const bool fold = model_.numBodies <= options_.foldDualsUpToBodies;
   const bool folding = fold && iteration > 0;
+  const bool last = iteration + 1 == options_.iterations;
   FoldedDuals duals;  // iteration 0 and unfolded: the multipliers where they are
-  if (folding) {
+  if (folding && !jointDualsInBlocks_) {
     if (iteration > 1) duals.jointIn = scratch.jointLambdaIterates[(iteration - 1) % 2].in();
     duals.jointOut = scratch.jointLambdaIterates[iteration % 2].out();
     duals.numJoints = model_.numJoints;
-    if (detector) {
-      duals.contactIn =
-          iteration == 1 ? nullptr : scratch.contactLambdaIterates[(iteration - 1) % 2].data();
-      duals.contactOut = scratch.contactLambdaIterates[iteration % 2].data();
-      duals.rowSlots = scratch.rowCapacity;
-    }
+  }
+  if (folding && detector) {
+    duals.contactIn =
+        iteration == 1 ? nullptr : scratch.contactLambdaIterates[(iteration - 1) % 2].data();
+    duals.contactOut = scratch.contactLambdaIterates[iteration % 2].data();
+    duals.rowSlots = scratch.rowCapacity;
   }
   // Convergence (recordConvergence): this iteration's slot of the frame's record.
   float* largestStep = nullptr;
@@ -263,19 +286,25 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
           state, scratch, model_.colorBodies.data() + first,
           IteratePoses{previous, updated, model_.bodyColor.data(), c}, count, duals, largestStep);
       kernel.chebyshevOmega = chebyshevOmega(options_.chebyshevRho, iteration);
+      kernel.jointDualsInBlocks = jointDualsInBlocks_ && iteration > 0;
       launchTile(device_, kernel.items(), kernel);
     };
     if (folding && c == 0) {
-      solve(SolveRigidBodyTileFoldingDuals{});
+      if (jointDualsInBlocks_)
+        solve(SolveRigidBodyTileFoldingDualsJointDuals{});
+      else
+        solve(SolveRigidBodyTileFoldingDuals{});
       // The later colors solve with the new multipliers the first one wrote.
       duals = FoldedDuals{duals.contactOut, nullptr, duals.jointOut, {}, 0, 0};
+    } else if (jointDualsInBlocks_) {
+      solve(SolveRigidBodyTileJointDuals{});
     } else if (scratch.twoSharedLevels) {
       solve(SolveRigidBodyTileTwoSharedLevels{});
     } else {
       solve(SolveRigidBodyTile{});
     }
   }
-  if (fold && iteration + 1 < options_.iterations) return;
+  if (fold && !last) return;
   // Unfolded, every iteration's dual step is a launch of its own (in place); folded, only the
   // last one, which writes the multipliers back where the next substep finds them.
   const bool fromIterates = fold && iteration > 0;
@@ -287,21 +316,35 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
     k.rowSlots = scratch.rowCapacity;
   }
   k.joints = jointDuals(state, scratch, updated,
-                        fromIterates ? scratch.jointLambdaIterates[iteration % 2].in()
-                                     : WordMajorIn<RodMultipliers>{});
-  k.numJoints = model_.numJoints;
+                        fromIterates && !jointDualsInBlocks_
+                            ? scratch.jointLambdaIterates[iteration % 2].in()
+                            : WordMajorIn<RodMultipliers>{});
+  k.numJoints = jointDualsInBlocks_ && !last ? 0 : model_.numJoints;
   k.rowStride = rowSlotStride(k.rowSlots, k.numJoints, options_.rowSlotItems);
   const int n = std::max(k.rowStride, k.numJoints);
   if (n > 0) launchServingRowSlots(device_, n, k);
 }
 
 void SolverAVBD::iterateWorlds(RigidState& state, RigidScratch& scratch, int substepInFrame) const {
+  // The tile type of the launches per color (the same bits only with the same one).
+  if (jointDualsInBlocks_)
+    iterateWorldsWith<SolveRigidWorldIterationsJointDuals>(state, scratch, substepInFrame);
+  else
+    iterateWorldsWith<SolveRigidWorldIterations>(state, scratch, substepInFrame);
+}
+
+template <class K>
+void SolverAVBD::iterateWorldsWith(RigidState& state, RigidScratch& scratch,
+                                   int substepInFrame) const {
   const RigidContactDetector* detector = scratch.detector.get();
-  SolveRigidWorldIterations k{};
-  // The multipliers are updated in place after every iteration (update_rigid_duals' path).
-  k.solve = bodySolve<SolveRigidBodyTile>(
-      state, scratch, model_.colorBodies.data(),
-      IteratePoses{nullptr, nullptr, model_.bodyColor.data(), 0}, 0, FoldedDuals{}, nullptr);
+  K k{};
+  // The multipliers are updated in place after every iteration (update_rigid_duals' path); the
+  // joints' in the blocks from the second iteration on, where the model takes them there
+  // (jointDualsInBlocks_), and in the pass after the last.
+  using Tile = decltype(k.solve);
+  k.solve = bodySolve<Tile>(state, scratch, model_.colorBodies.data(),
+                            IteratePoses{nullptr, nullptr, model_.bodyColor.data(), 0}, 0,
+                            FoldedDuals{}, nullptr);
   k.worlds = worlds_;
   k.iterates[0] = iterateInput(state, scratch, 0);
   k.iterates[1] = iterateInput(state, scratch, 1);
@@ -315,9 +358,9 @@ void SolverAVBD::iterateWorlds(RigidState& state, RigidScratch& scratch, int sub
     k.shapeRowOffsets = detector->shapeRowOffsets();
   }
   k.jointDuals = jointDuals(state, scratch, nullptr, WordMajorIn<RodMultipliers>{});
+  k.takesJointDuals = jointDualsInBlocks_;
   k.spill = worldSpill_.empty() ? nullptr : worldSpill_.data();
-  k.tiles =
-      worldTiles_.empty() ? nullptr : reinterpret_cast<SolveRigidBodyTile*>(worldTiles_.data());
+  k.tiles = worldTiles_.empty() ? nullptr : reinterpret_cast<Tile*>(worldTiles_.data());
   launchGroup(device_, worlds_.numWorlds, k);
 }
 

@@ -18,13 +18,18 @@
 //                              6×6 Newton step, new pose into the other pose buffer; in small
 //                              models (foldDualsUpToBodies), from the second iteration on, the
 //                              first color's launch also takes the dual step of the iteration
-//                              before (FoldedDuals)
-//     update_rigid_duals     contact and joint duals (Jacobi, after all colors); folded: only
+//                              before (FoldedDuals). In models of small worlds
+//                              (jointDualsInBlocksUpToWorldColor) a variant of both, under their
+//                              names: from the second iteration on, each joint's end of the
+//                              earlier color takes its dual step in its block (in place)
+//     update_rigid_duals     contact and joint duals (Jacobi, after all colors; the joints' only
+//                            after the last iteration where the blocks take them); folded: only
 //                            after the last iteration
 //     (recordConvergence: every body's step raises the iteration's largest |Δx| and |Δθ|)
 //   or, for batches of small worlds (IterationLaunches; Auto decides at construction):
 //   solve_rigid_world_iterations  all iterations in one launch, a warp's lanes per world: its
-//                            bodies of each color, a lane each, then its duals, with a barrier
+//                            bodies of each color, a lane each, then its duals (the joints'
+//                            as in the launches per color), with a barrier
 //                            of the world's lanes between (the same bits)
 //   finish_rigid_step        BDF1 velocities, start pose of the next step, counter, Dahl state
 //   [save the detection]     rows, midpoints and λ for the next detection's matching
@@ -58,6 +63,9 @@ class SolverAVBD {
   /// Auto takes the launch per world from this many worlds on (docs/PERFORMANCE.md).
   static constexpr int kWorldLaunchLeastWorlds = 128;
   const RigidSolverOptions& options() const { return options_; }
+  /// Whether the blocks take the joints' dual step (jointDualsInBlocksUpToWorldColor); the
+  /// launches per color then ignore RigidScratch::twoSharedLevels.
+  bool jointDualsInBlocks() const { return jointDualsInBlocks_; }
 
  private:
   void detect(const RigidState& state, RigidScratch& scratch, bool firstOfFrame) const;
@@ -70,6 +78,8 @@ class SolverAVBD {
   /// All iterations in one launch, a group of lanes per world
   /// (IterationLaunches::PerWorld).
   void iterateWorlds(RigidState& state, RigidScratch& scratch, int substepInFrame) const;
+  template <class K>
+  void iterateWorldsWith(RigidState& state, RigidScratch& scratch, int substepInFrame) const;
   /// The body solve's arguments shared by its launches (K: a SolveRigidBodyTileT).
   template <class K>
   K bodySolve(RigidState& state, RigidScratch& scratch, const int* colorBodies,
@@ -94,13 +104,16 @@ class SolverAVBD {
   RigidSolverOptions options_;
   double dt_;
   bool choosesWorldLaunch() const;
+  bool takesJointDualsInBlocks() const;
 
-  bool perWorld_ = false;       // iterateWorlds instead of iterate
+  bool perWorld_ = false;  // iterateWorlds instead of iterate
+  // The blocks take the joints' dual step (RigidSolverOptions::jointDualsInBlocksUpToWorldColor)
+  bool jointDualsInBlocks_ = false;
   RigidWorldsDevice worlds_{};  // perWorld_: the model's worlds as ranges
   DeviceBuffer<float> omegas_;  // perWorld_: (iterations) each iteration's Chebyshev weight
   // perWorld_ on CUDA: the deep tree levels of every lane (the launches write it: scratch)
   mutable DeviceBuffer<unsigned> worldSpill_;
-  // perWorld_ on CUDA: each world's body-solve tile (SolveRigidBodyTile) of two steps (scratch)
+  // perWorld_ on CUDA: each world's body-solve tile of two steps (scratch)
   mutable DeviceBuffer<unsigned> worldTiles_;
 };
 

@@ -170,6 +170,76 @@ TEST(CableWorlds, CudaIterationsPerWorldAreTheLaunchesPerColorForEveryGroupSize)
   expectWorldIterationsRunAsColors(*gpu, "cable_pile", 2, 30);  // the default pile
 }
 
+/// The joints' dual step in the blocks (RigidSolverOptions::jointDualsInBlocksUpToWorldColor,
+/// here forced on for every model) against the dual step's own launch or pass after every
+/// iteration, for `worlds` copies of the scene with the given iteration launches: the same poses,
+/// velocities and joint multipliers, bit for bit.
+void expectJointDualsInBlocksChangeNothing(const Device& device, const std::string& name,
+                                           int worlds, int frames, IterationLaunches launches,
+                                           const SceneOptions& sceneOptions = {}) {
+  SCOPED_TRACE(name + ", " + std::to_string(worlds) + " worlds" +
+               (launches == IterationLaunches::PerWorld ? ", iterations per world" : ""));
+  const Scene& scene = findScene(name);
+  const RigidDesc desc = replicateWorlds(scene.rigid.build(sceneOptions), worlds);
+  const auto run = [&](bool inBlocks, std::vector<RodMultipliers>& lambda) {
+    RigidSolverOptions o = scene.rigid.solver;
+    o.iterationLaunches = launches;
+    o.jointDualsInBlocksUpToWorldColor = inBlocks ? 1 << 30 : 0;
+    Simulation sim(device, desc, o, 1.0 / scene.fps, scene.substeps);
+    EXPECT_EQ(sim.rigid().solver().jointDualsInBlocks(), inBlocks);
+    for (int f = 0; f < frames; ++f) sim.advanceFrame();
+    lambda = sim.rigid().state().jointLambda.download();
+    return Run{sim.rigid().poses(), sim.rigid().linearVelocities(),
+               sim.rigid().angularVelocities()};
+  };
+  std::vector<RodMultipliers> inBlocks, separate;
+  expectEveryWorldIsAlone(run(true, inBlocks), run(false, separate), 1);
+  ASSERT_EQ(inBlocks.size(), separate.size());
+  EXPECT_EQ(std::memcmp(inBlocks.data(), separate.data(), inBlocks.size() * sizeof(RodMultipliers)),
+            0);
+}
+
+// On the CPU the same arithmetic in the same order, so the same bits: the single y_junction
+// (the rows' duals folded), the twist (kinematic ends, whose dynamic neighbour takes the dual
+// step; a launch per iteration), the bundle (Dahl friction), a pile (contacts) and a y_junction
+// batch whose iterations run per world. On CUDA the block and the dual step's own function are
+// compiled apart and may contract their products differently, so the two settings may differ in
+// the last bits there; what must hold on CUDA is that every launch path of one setting agrees
+// bit for bit (the tests above, which run the default: in the blocks for the y_junction, not for
+// the others).
+TEST(CableWorlds, JointDualsInBlocksChangeNothing) {
+  auto cpu = test::openCpu();
+  expectJointDualsInBlocksChangeNothing(*cpu, "cable_y_junction", 1, 6, IterationLaunches::Auto);
+  expectJointDualsInBlocksChangeNothing(*cpu, "cable_twist", 1, 3, IterationLaunches::Auto);
+  expectJointDualsInBlocksChangeNothing(*cpu, "cable_bundle_hysteresis", 1, 3,
+                                        IterationLaunches::Auto);
+  SceneOptions smallPile;
+  smallPile.values["layers"] = "1";
+  expectJointDualsInBlocksChangeNothing(*cpu, "cable_pile", 1, 3, IterationLaunches::Auto,
+                                        smallPile);
+  expectJointDualsInBlocksChangeNothing(*cpu, "cable_y_junction", 3, 6,
+                                        IterationLaunches::PerWorld);
+}
+
+// Which scenes take the joints' dual step in their blocks by default: those whose worlds have at
+// most 32 bodies of a color (the y_junction, 30), not the twist (96), the bundle or the pile;
+// the same for one world and a batch, so that every launch path of a scene decides alike.
+TEST(CableWorlds, SmallWorldsTakeTheJointDualsInTheirBlocks) {
+  auto cpu = test::openCpu();
+  for (const auto& [name, expected] :
+       std::vector<std::pair<std::string, bool>>{{"cable_y_junction", true},
+                                                 {"cable_twist", false},
+                                                 {"cable_bundle_hysteresis", false},
+                                                 {"cable_pile", false}})
+    for (int worlds : {1, 2}) {
+      const Scene& scene = findScene(name);
+      Simulation sim(*cpu, replicateWorlds(scene.rigid.build({}), worlds), scene.rigid.solver,
+                     1.0 / scene.fps, scene.substeps);
+      EXPECT_EQ(sim.rigid().solver().jointDualsInBlocks(), expected)
+          << name << ", " << worlds << " worlds";
+    }
+}
+
 bool autoLaunchesPerWorld(const Device& device, const std::string& name, int worlds) {
   const Scene& scene = findScene(name);
   RigidSolverOptions options = scene.rigid.solver;

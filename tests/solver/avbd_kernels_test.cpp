@@ -353,6 +353,127 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
   EXPECT_GT(changed, 0.0) << "the dual step must change the multipliers";
 }
 
+// Two iterations with the dual step between them as its own launch (update_rigid_duals, in
+// place, rows and joints) and with the joints' taken in the second iteration's blocks
+// (SolveRigidBodyTileJointDuals: each joint's end of the earlier color, marked ~j in
+// RigidModel::bodyJointsTakingDuals, in place) and the rows' folded into its first color launch:
+// the same poses and the same multipliers, bit for bit, and after the second iteration's blocks
+// every joint carries the first dual step's λ.
+TEST(AvbdKernels, JointDualStepInTheBlocksEqualsTheSeparateLaunchBitForBit) {
+  auto cpu = openCpu();
+  Random rng;
+  TRACE_SEED(rng);
+  ChainWithContacts s(*cpu, rng);
+  ASSERT_GE(s.sameB, 0);
+  ASSERT_TRUE(s.model.jointDualsCanBeInBlocks);
+  const size_t N = size_t(s.n);
+  const int J = s.J, slots = s.count;
+  const std::vector<int> taking = s.model.bodyJointsTakingDuals.download();
+  int marked = 0;
+  for (const int e : taking) marked += e < 0 ? 1 : 0;
+  EXPECT_EQ(marked, J) << "each joint has exactly one end that takes its dual step";
+
+  auto dualLaunch = [&](const std::vector<Transform>& at, std::vector<RigidContactState>& states,
+                        HostWordMajor<RodMultipliers>& lambda, const Vec3* contactIn) {
+    UpdateRigidDuals k{};
+    k.contacts = UpdateDualsBodyBodyContacts{s.bodies,      s.contacts, at.data(), s.start.data(),
+                                             states.data(), 0.0f,       contactIn};
+    k.rowSlots = slots;
+    k.joints = UpdateDualsJoint{s.joints, at.data(), s.termWords.in(), lambda.out(),
+                                WordMajorIn<RodMultipliers>{}};
+    k.numJoints = J;
+    k.rowStride = rowSlotStride(slots, J, 1);
+    launch(*cpu, std::max(k.rowStride, J), StridedRowSlots<UpdateRigidDuals>{k});
+  };
+  // One iteration over the colors with the kernels of the models that take the joints' dual
+  // step in their blocks; `inBlocks`: they take it (in place), and the first color's launch
+  // folds the rows' into `contactOut`, which the later colors read.
+  auto iterate = [&](const std::vector<Transform>& from, std::vector<Transform>& to,
+                     std::vector<RigidContactState>& states, HostWordMajor<RodMultipliers>& lambda,
+                     bool inBlocks, std::vector<Vec3>* contactOut) {
+    FoldedDuals duals;
+    if (inBlocks) {
+      duals.contactOut = contactOut->data();
+      duals.rowSlots = slots;
+    }
+    for (int c = 0; c < s.model.numColors; ++c) {
+      const auto solve = [&](auto type) {
+        auto kernel = s.solveKernel<decltype(type)>(c, from.data(), to.data(), states.data(),
+                                                    lambda.in(), duals);
+        kernel.joints.bodyJoints = taking.data();
+        kernel.lambdaOut = lambda.out();
+        kernel.jointDualsInBlocks = inBlocks;
+        launchTile(*cpu, kernel.items(), kernel);
+      };
+      if (inBlocks && c == 0) {
+        solve(SolveRigidBodyTileFoldingDualsJointDuals{});
+        duals = FoldedDuals{duals.contactOut, nullptr, {}, {}, 0, 0};
+      } else {
+        solve(SolveRigidBodyTileJointDuals{});
+      }
+    }
+  };
+
+  // Separate (the base kernels): iteration 0, the dual step, iteration 1, the dual step.
+  std::vector<RigidContactState> statesA = s.states;
+  HostWordMajor<RodMultipliers> lambdaA(s.lambda);
+  std::vector<Transform> midA(N), endA(N);
+  auto baseIteration = [&](const std::vector<Transform>& from, std::vector<Transform>& to) {
+    for (int c = 0; c < s.model.numColors; ++c) {
+      const auto kernel = s.solveKernel<SolveRigidBodyTile>(c, from.data(), to.data(),
+                                                            statesA.data(), lambdaA.in(), {});
+      launchTile(*cpu, kernel.items(), kernel);
+    }
+  };
+  baseIteration(s.previous, midA);
+  dualLaunch(midA, statesA, lambdaA, nullptr);
+  const std::vector<RigidContactState> statesAfterFirst = statesA;
+  const std::vector<RodMultipliers> lambdaAfterFirst = lambdaA.elements();
+  baseIteration(midA, endA);
+  dualLaunch(endA, statesA, lambdaA, nullptr);
+
+  // In the blocks: iteration 0 takes none; iteration 1's blocks take the joints' first dual step
+  // and its first color launch the rows'; the last dual launch reads the rows' from there.
+  std::vector<RigidContactState> statesB = s.states;
+  HostWordMajor<RodMultipliers> lambdaB(s.lambda);
+  std::vector<Vec3> contactOut(s.rows.size());
+  std::vector<Transform> midB(N), endB(N);
+  iterate(s.previous, midB, statesB, lambdaB, false, nullptr);
+  iterate(midB, endB, statesB, lambdaB, true, &contactOut);
+  const std::vector<RodMultipliers> jointsAfterBlocks = lambdaB.elements();
+  for (int j = 0; j < J; ++j)
+    EXPECT_TRUE(bitIdentical(
+        std::vector<Vec3>{jointsAfterBlocks[size_t(j)].lin, jointsAfterBlocks[size_t(j)].ang},
+        std::vector<Vec3>{lambdaAfterFirst[size_t(j)].lin, lambdaAfterFirst[size_t(j)].ang}))
+        << "joint " << j;
+  for (size_t r = 0; r < s.rows.size(); ++r)
+    EXPECT_TRUE(bitIdentical(std::vector<Vec3>{contactOut[r]},
+                             std::vector<Vec3>{statesAfterFirst[r].lambda}))
+        << "row " << r;
+  dualLaunch(endB, statesB, lambdaB, contactOut.data());
+  auto sameBits = [](const std::vector<Transform>& a, const std::vector<Transform>& b) {
+    return a.size() == b.size() &&
+           std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
+  };
+  EXPECT_TRUE(sameBits(midA, midB));
+  EXPECT_TRUE(sameBits(endA, endB));
+  for (size_t r = 0; r < s.rows.size(); ++r)
+    EXPECT_TRUE(
+        bitIdentical(std::vector<Vec3>{statesA[r].lambda}, std::vector<Vec3>{statesB[r].lambda}))
+        << "row " << r;
+  const std::vector<RodMultipliers> endLambdaA = lambdaA.elements(),
+                                    endLambdaB = lambdaB.elements();
+  for (int j = 0; j < J; ++j)
+    EXPECT_TRUE(
+        bitIdentical(std::vector<Vec3>{endLambdaA[size_t(j)].lin, endLambdaA[size_t(j)].ang},
+                     std::vector<Vec3>{endLambdaB[size_t(j)].lin, endLambdaB[size_t(j)].ang}))
+        << "joint " << j;
+  double changed = 0.0;
+  for (int j = 0; j < J; ++j)
+    changed += double(length(lambdaAfterFirst[size_t(j)].lin - s.lambda[size_t(j)].lin));
+  EXPECT_GT(changed, 0.0) << "the dual step must change the multipliers";
+}
+
 TEST(AvbdKernels, WarmStartAfterADetectionRestoresTheMatchedRowsMultiplier) {
   auto cpu = openCpu();
   const RigidDesc desc = chain(2);

@@ -455,6 +455,41 @@ RigidDesc hangingChain() {
   return desc;
 }
 
+// Which end of each joint takes its dual step in its block (RigidModel::bodyJointsTakingDuals):
+// exactly one, the one of the earlier color, or the only dynamic end where the other is
+// kinematic; a joint between two kinematic bodies has none, so such a model never takes the
+// joints' duals in its blocks.
+TEST(SolverAvbd, EachJointHasOneEndThatTakesItsDualStep) {
+  auto cpu = test::openCpu();
+  RigidDesc desc = hangingChain();  // body 0 kinematic
+  {
+    const RigidModel model(*cpu, desc);
+    EXPECT_TRUE(model.jointDualsCanBeInBlocks);
+    const std::vector<int> taking = model.bodyJointsTakingDuals.download();
+    const std::vector<int> color = model.bodyColor.download();
+    std::vector<int> takers(size_t(model.numJoints), 0);
+    for (int b = 0; b < model.numBodies; ++b)
+      for (int e = desc.jointOffsets[size_t(b)]; e < desc.jointOffsets[size_t(b) + 1]; ++e) {
+        const int j = desc.bodyJoints[size_t(e)];
+        const int entry = taking[size_t(e)];
+        EXPECT_EQ(entry < 0 ? ~entry : entry, j);
+        if (entry >= 0) continue;
+        ++takers[size_t(j)];
+        const int other = desc.joints[size_t(j)].parent == b ? desc.joints[size_t(j)].child
+                                                             : desc.joints[size_t(j)].parent;
+        EXPECT_GT(desc.bodies[size_t(b)].mass, 0.0f) << "a kinematic body takes joint " << j;
+        if (other >= 0 && desc.bodies[size_t(other)].mass > 0.0f)
+          EXPECT_LT(color[size_t(b)], color[size_t(other)]) << "joint " << j;
+      }
+    for (int j = 0; j < model.numJoints; ++j) EXPECT_EQ(takers[size_t(j)], 1) << "joint " << j;
+  }
+  BodyDesc& second = desc.bodies[1];
+  second.kinematic = true;
+  second.mass = 0.0f;
+  second.motion.pose0 = second.pose;
+  EXPECT_FALSE(RigidModel(*cpu, desc).jointDualsCanBeInBlocks);
+}
+
 TEST(SolverAvbd, ConvergenceRecordIsTheLargestBodyStepOfEachIteration) {
   auto cpu = test::openCpu();
   RigidSolverOptions o;
@@ -563,14 +598,22 @@ TEST(SolverAvbd, CudaOneLaneSharedLevelsChangeNoBit) {
 
 // OneLaneLevels::Auto: two shared levels from the frame after one with few contact rows (none,
 // on a hanging chain), three again once the rows are many (the pile on the ground); each switch
-// captures the graphs again.
+// captures the graphs again. Not in models that take the joints' dual step in their blocks
+// (jointDualsInBlocksUpToWorldColor: the chain, by default), whose launches keep three levels.
 TEST(SolverAvbd, AutoKeepsTwoSharedLevelsWhileContactsAreFew) {
   auto cpu = test::openCpu();
-  Simulation chain(*cpu, hangingChain(), RigidSolverOptions{}, 1.0 / 60.0, 10);
+  RigidSolverOptions separateDuals;
+  separateDuals.jointDualsInBlocksUpToWorldColor = 0;
+  Simulation chain(*cpu, hangingChain(), separateDuals, 1.0 / 60.0, 10);
   for (int f = 0; f < 3; ++f) chain.advanceFrame();
   EXPECT_EQ(chain.rigid().contactReport().largestRows, 0);
   EXPECT_TRUE(chain.rigid().scratch().twoSharedLevels);
   EXPECT_GE(chain.rigid().contactReport().framesTwoSharedLevels, 2);
+  Simulation inBlocks(*cpu, hangingChain(), RigidSolverOptions{}, 1.0 / 60.0, 10);
+  EXPECT_TRUE(inBlocks.rigid().solver().jointDualsInBlocks());
+  for (int f = 0; f < 3; ++f) inBlocks.advanceFrame();
+  EXPECT_FALSE(inBlocks.rigid().scratch().twoSharedLevels);
+  EXPECT_EQ(inBlocks.rigid().contactReport().framesTwoSharedLevels, 0);
 
   Simulation pile(*cpu, smallPile(), pileOptions(), 1.0 / 60.0, 10);
   const int bodies = pile.rigid().model().numBodies;
@@ -682,6 +725,30 @@ TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
         EXPECT_GT(size, 256) << e.what();
       }
     }
+  // The joints' dual step in the blocks (jointDualsInBlocksUpToWorldColor, forced here: the
+  // y_junction's variants of the body solve), folded and not: its kernels at every size.
+  for (const bool fold : {false, true}) {
+    RigidSolverOptions inBlocks = pileOptions();
+    inBlocks.jointDualsInBlocksUpToWorldColor = 1 << 30;
+    if (fold) inBlocks.foldDualsUpToBodies = 1 << 30;
+    gpu->setLaunchPolicy(LaunchPolicy{});
+    const auto inBlocksReference = runPile(*gpu, inBlocks, 6);
+    for (KernelId id :
+         {KernelId::solve_rigid_body_tile, KernelId::solve_rigid_body_tile_folding_duals,
+          KernelId::update_rigid_duals})
+      for (int size : launchSizes(id)) {
+        LaunchPolicy policy;
+        policy.setOverride(id, size);
+        gpu->setLaunchPolicy(policy);
+        try {
+          EXPECT_TRUE(bitIdentical(inBlocksReference, runPile(*gpu, inBlocks, 6)))
+              << "joint duals in the blocks" << (fold ? ", folded: " : ": ") << kernelName(id)
+              << " at " << size;
+        } catch (const CudaError& e) {
+          EXPECT_GT(size, 256) << e.what();
+        }
+      }
+  }
   gpu->setLaunchPolicy(LaunchPolicy{});
 }
 
@@ -703,6 +770,7 @@ TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
     std::vector<LaunchRecord> records;
   } recorder;
   gpu->setLaunchPolicy(LaunchPolicy{});
+  size_t jointDualLaunches = 0;
   {
     gpu->setObserver(&recorder);
     struct Detach {  // the recorder leaves the device even if a run throws
@@ -715,6 +783,16 @@ TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
       o.foldDualsUpToBodies = 1 << 30;
       runPile(*gpu, o, 1, false);
     }
+    // The variants of the models that take the joints' dual step in their blocks (forced
+    // here), launched under the same names.
+    RigidSolverOptions o = pileOptions();
+    o.foldDualsUpToBodies = 1 << 30;
+    o.jointDualsInBlocksUpToWorldColor = 1 << 30;
+    Simulation sim(*gpu, smallPile(), o, 1.0 / 60.0, 10, false);
+    EXPECT_TRUE(sim.rigid().solver().jointDualsInBlocks());
+    const size_t before = recorder.records.size();
+    sim.advanceFrame();
+    jointDualLaunches = recorder.records.size() - before;
   }
   bool folded = false;
   for (const LaunchRecord& record : recorder.records) {
@@ -727,6 +805,7 @@ TEST(SolverAvbd, CudaBodySolveKeepsTheContactFramesInRegisters) {
     }
   }
   EXPECT_TRUE(folded) << "no launch folded the dual step";
+  EXPECT_GT(jointDualLaunches, 0u) << "no launch took the joints' dual step in its blocks";
   EXPECT_GE(recorder.records.size(), 4u);
 }
 
