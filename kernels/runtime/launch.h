@@ -49,8 +49,10 @@
 // limit (launch_cuda.cuh, entryRegisterCap).
 //
 // On CUDA the block (or tile) size comes from the device's LaunchPolicy, i.e. the launch table
-// (never a literal at a call site); each launch is checked and, in debug mode, synchronized and
-// logged (Device::checkLaunch). On the CPU the items run as an OpenMP loop.
+// (never a literal at a call site; a tile launch of a batch no tuned batch covers runs at half
+// that size where this takes it from two waves to one, LaunchPolicy::narrowsToOneWave); each launch
+// is checked and, in debug mode, synchronized and logged (Device::checkLaunch). On the CPU the
+// items run as an OpenMP loop.
 //
 // Files that call launch() must be compiled as CUDA when the build has CUDA (CMake:
 // weft_cuda_sources), because that is where the __global__ wrappers are instantiated.
@@ -201,6 +203,16 @@ struct TileShape {
   static int launchOnCuda(void* stream, int count, int size, const K& kernel) {
     return launchTilesOnCuda(stream, count, size, kernel);
   }
+  /// The size the launch runs at (LaunchPolicy::narrowsToOneWave).
+  template <class K>
+  static int sizeFor(const Device& device, int count, const K& kernel) {
+    const LaunchPolicy& policy = device.launchPolicy();
+    const int size = policy.size(K::kId);
+    if (!policy.narrowsToOneWave(K::kId)) return size;
+    const int sms = device.gpu().identity.smCount;
+    return oneWaveTileSize(size,
+                           [&](int tile) { return tileLaunchWaves(kernel, count, tile, sms); });
+  }
   template <class K>
   static KernelResources resources(const K& kernel, int count, int size) {
     return tilesKernelResources(kernel, count, size);
@@ -241,7 +253,8 @@ void launchShape(const Device& device, int count, const K& kernel,
     return;
   }
 #if defined(__CUDACC__)
-  const int size = device.launchPolicy().size(id);
+  int size = device.launchPolicy().size(id);
+  if constexpr (std::is_same_v<Shape, TileShape>) size = Shape::sizeFor(device, count, kernel);
   const int grid = Shape::launchOnCuda(device.stream(), count, size, kernel);
   device.checkLaunch(id, count, grid, size, where);
   if (LaunchObserver* observer = device.observer()) {

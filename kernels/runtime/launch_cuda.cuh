@@ -514,6 +514,29 @@ KernelResources tilesKernelResources(const K& kernel, int count, int tile) {
   return r;
 }
 
+/// How many waves of the GPU (`smCount` SMs) a launch of `count` tiles of `tile` lanes takes: its
+/// blocks over the blocks its SMs hold at once (the occupancy calculator, for this instantiation,
+/// block and shared memory). 0 if the calculator cannot say.
+template <class K>
+int tileLaunchWaves(const K& kernel, int count, int tile, int smCount) {
+  int slotsPerTile = 1, tilesPerBlock = 1;
+  size_t sharedBytes = 0;
+  tileLayout(kernel, count, tile, slotsPerTile, tilesPerBlock, sharedBytes);
+  const long long grid = (count + tilesPerBlock - 1) / tilesPerBlock;
+  int perSm = 0;
+  dispatchSize<1, 8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
+    constexpr auto entry = entryOf<TilesBody<decltype(t)::value>, K>();
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, entry, tile * tilesPerBlock,
+                                                      sharedBytes) != cudaSuccess) {
+      cudaGetLastError();
+      perSm = 0;
+    }
+  });
+  if (perSm <= 0 || smCount <= 0) return 0;
+  const long long wave = (long long)perSm * smCount;
+  return int((grid + wave - 1) / wave);
+}
+
 /// Launches `count` tiles; returns the grid (blocks).
 template <class K>
 int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {

@@ -385,6 +385,15 @@ LaunchPolicy LaunchPolicy::resolve(const LaunchTable* table, std::string_view sc
     if (it != table->scenes.end()) sceneEntries = &it->second;
     if (worlds > 1) batch = batchEntries(*table, scene, worlds);
   }
+  // A batch the tuner measured (entries of its own, or listed as tuned without any that won)
+  // keeps the sizes it chose; any other batch lets its tile launches narrow to one wave.
+  bool tuned = batch != nullptr;
+  if (table)
+    for (const std::string& key : table->provenance.scenes) {
+      const int w = batchKeyWorlds(key, scene);
+      tuned = tuned || (w > 1 && w <= worlds);
+    }
+  policy.untunedBatch_ = worlds > 1 && !tuned;
   for (KernelId id : allKernels()) {
     LaunchChoice& c = policy.choices_[int(id)];
     if (batch && batch->count(id)) {

@@ -8,6 +8,14 @@
 //   2. the table's per-scene entry scenes[s][k]   (a scene where the overall pick was slower)
 //   3. the table's entry kernels[k]               (the overall recommendation)
 //   4. the built-in default for the GPU's architecture (builtInLaunchSize)
+// A batch that no tuned batch covers (no "s@W" with W <= N among the table's entries or its
+// provenance's scenes) runs its tile kernels at the size found there, except that a launch which
+// would take two waves of the GPU at that size and one at half of it runs at half
+// (LaunchPolicy::narrowsToOneWave, launch.h): the same bits, and never slower where half the
+// lanes take at most twice as long an item, which a tile's fixed tree guarantees. One world's
+// size chosen for a few dozen items can otherwise leave a batch of them a second, nearly empty
+// wave (cable_y_junction x 64 on the H100 table: 1.5x slower than at half the lanes;
+// docs/TUNING.md).
 // A table measured on another GPU is never applied silently: matchTable() says why not, and the
 // caller falls back to the built-in defaults and tells the user (weft info shows it).
 //
@@ -124,12 +132,29 @@ class LaunchPolicy {
 
   const LaunchChoice& choice(KernelId id) const { return choices_[int(id)]; }
   int size(KernelId id) const { return choices_[int(id)].size; }
+  /// Whether a launch of tile kernel `id` runs at half its size where that takes it from two
+  /// waves to one (see the file comment): a batch no tuned batch covers, a size not overridden.
+  bool narrowsToOneWave(KernelId id) const {
+    return untunedBatch_ && launchKindOf(id) == LaunchKind::Tile &&
+           choices_[int(id)].source != LaunchSource::Override;
+  }
   /// Forces one kernel's size (tests, the tuner's sweep). Throws if the size is not valid for
   /// the kernel's launch kind.
   void setOverride(KernelId id, int size);
 
  private:
   std::array<LaunchChoice, kNumKernels> choices_;
+  bool untunedBatch_ = false;  // worlds > 1 and no tuned batch of the scene up to that count
 };
+
+/// The tile size a launch runs at under LaunchPolicy::narrowsToOneWave: half of `size` when the
+/// launch takes more than one wave at `size` and one at half (`waves(tile)`: the waves of the
+/// launch at that tile size, 0 if unknown); else `size`. Tile sizes 16 and up have a half.
+template <class Waves>
+int oneWaveTileSize(int size, const Waves& waves) {
+  if (size < 16) return size;
+  const int full = waves(size);
+  return full > 1 && waves(size / 2) == 1 ? size / 2 : size;
+}
 
 }  // namespace weft

@@ -126,6 +126,52 @@ TEST(CableWorlds, CudaBatchOnOneLaneTilesMatchesTheSceneAloneOnWideTiles) {
   expectOneLaneBatchRunsAsWideAlone(*gpu, "cable_y_junction", 4, 20);
 }
 
+// A batch that no tuned batch covers runs its tile launches at half the table's size where that
+// takes one wave instead of two (LaunchPolicy::narrowsToOneWave): 64 y_junction worlds, whose
+// colors' body solves at the 32 lanes of a one-world entry take two waves of an H100 or H200
+// (docs/TUNING.md), give the bits of the same batch held at 32 lanes.
+TEST(CableWorlds, CudaTilesNarrowedToOneWaveChangeNoBit) {
+  WEFT_REQUIRE_CUDA(gpu);
+  const Scene& scene = findScene("cable_y_junction");
+  const int worlds = 64;
+  const RigidDesc batch = replicateWorlds(scene.rigid.build({}), worlds);
+  RigidSolverOptions perColor = scene.rigid.solver;
+  perColor.iterationLaunches = IterationLaunches::PerColor;
+  LaunchTable table;
+  table.gpu = *gpu->gpuIdentity();
+  table.kernels[KernelId::solve_rigid_body_tile] = {32, 32, 1.0};
+  const LaunchPolicy narrowing = LaunchPolicy::resolve(
+      &table, "cable_y_junction", table.gpu.ccMajor, table.gpu.ccMinor, worlds);
+  ASSERT_TRUE(narrowing.narrowsToOneWave(KernelId::solve_rigid_body_tile));
+  struct Sizes final : LaunchObserver {
+    void onLaunch(const LaunchRecord& record) override {
+      if (record.id == KernelId::solve_rigid_body_tile) sizes.push_back(record.size);
+    }
+    std::vector<int> sizes;
+  } sizes;
+  gpu->setLaunchPolicy(narrowing);
+  gpu->setObserver(&sizes);
+  struct Detach {  // the observer and the policy leave the device even if a run throws
+    Device& device;
+    ~Detach() {
+      device.setObserver(nullptr);
+      device.setLaunchPolicy(LaunchPolicy{});
+    }
+  } detach{*gpu};
+  const weft::Run narrowed = simulate(*gpu, scene, batch, 6, &perColor);
+  gpu->setObserver(nullptr);
+  LaunchPolicy held = narrowing;
+  held.setOverride(KernelId::solve_rigid_body_tile, 32);
+  gpu->setLaunchPolicy(held);
+  const weft::Run wide = simulate(*gpu, scene, batch, 6, &perColor);
+  expectEveryWorldIsAlone(narrowed, wide, 1);
+  ASSERT_FALSE(sizes.sizes.empty());
+  const long narrowedLaunches = std::count(sizes.sizes.begin(), sizes.sizes.end(), 16);
+  for (int size : sizes.sizes) EXPECT_TRUE(size == 16 || size == 32) << size;
+  RecordProperty("launches_narrowed_to_16_lanes", int(narrowedLaunches));
+  RecordProperty("launches", int(sizes.sizes.size()));
+}
+
 // A substep's iterations per world (IterationLaunches::PerWorld: one launch, a group of lanes
 // per world) against the launches per color and iteration: world k of a batch solved per
 // world is the scene alone solved per color, bit for bit, for `lanes` lanes a world (0: the

@@ -151,6 +151,45 @@ TEST(LaunchPolicy, ABatchTakesTheEntriesOfTheLargestTunedBatchItFills) {
   EXPECT_EQ(back.scenes.at("cable_twist@256").at(KernelId::solve_rigid_body_tile).size, 8);
 }
 
+// Which launches may narrow to one wave (LaunchPolicy::narrowsToOneWave): the tile kernels of a
+// batch that no tuned batch covers, at sizes not overridden; and the size they then run at.
+TEST(LaunchPolicy, OnlyUntunedBatchesNarrowTheirTilesToOneWave) {
+  LaunchTable t = sampleTable(kH100, "2026-11-25");
+  t.scenes["cable_y_junction"][KernelId::solve_rigid_body_tile] = {32, 32, 1.0};
+  t.scenes["cable_y_junction@256"][KernelId::solve_rigid_body_tile] = {8, 32, 1.9};
+  t.provenance.scenes.push_back("cable_y_junction@128");  // tuned, nothing won: no entries
+  const auto narrows = [&](int worlds, KernelId id) {
+    return LaunchPolicy::resolve(&t, "cable_y_junction", 9, 0, worlds).narrowsToOneWave(id);
+  };
+  EXPECT_FALSE(narrows(1, KernelId::solve_rigid_body_tile));  // one world: the tuned size
+  EXPECT_TRUE(narrows(2, KernelId::solve_rigid_body_tile));
+  EXPECT_TRUE(narrows(127, KernelId::solve_rigid_body_tile));
+  EXPECT_TRUE(narrows(64, KernelId::solve_elasticity_tile));          // any tile kernel
+  EXPECT_FALSE(narrows(64, KernelId::update_rigid_duals));            // elementwise
+  EXPECT_FALSE(narrows(64, KernelId::solve_rigid_world_iterations));  // group
+  EXPECT_FALSE(narrows(128, KernelId::solve_rigid_body_tile));        // the tuned @128 covers it
+  EXPECT_FALSE(narrows(4096, KernelId::solve_rigid_body_tile));
+  EXPECT_FALSE(narrows(4096, KernelId::solve_elasticity_tile));  // no entry, but a tuned batch
+  EXPECT_TRUE(LaunchPolicy::resolve(nullptr, "cable_y_junction", 9, 0, 64)
+                  .narrowsToOneWave(KernelId::solve_rigid_body_tile));  // no table at all
+  LaunchPolicy overridden = LaunchPolicy::resolve(&t, "cable_y_junction", 9, 0, 64);
+  overridden.setOverride(KernelId::solve_rigid_body_tile, 32);
+  EXPECT_FALSE(overridden.narrowsToOneWave(KernelId::solve_rigid_body_tile));
+
+  // Half the size only where that turns more than one wave into one.
+  const auto waves = [](int full, int half) {
+    return [=](int tile) { return tile == 32 ? full : tile == 16 ? half : 99; };
+  };
+  EXPECT_EQ(oneWaveTileSize(32, waves(2, 1)), 16);
+  EXPECT_EQ(oneWaveTileSize(32, waves(3, 1)), 16);
+  EXPECT_EQ(oneWaveTileSize(32, waves(1, 1)), 32);  // one wave already
+  EXPECT_EQ(oneWaveTileSize(32, waves(4, 2)), 32);  // still two waves at half
+  EXPECT_EQ(oneWaveTileSize(32, waves(2, 0)), 32);  // unknown
+  EXPECT_EQ(oneWaveTileSize(32, waves(0, 1)), 32);
+  EXPECT_EQ(oneWaveTileSize(8, [](int) { return 2; }), 8);  // no tile of 4 lanes
+  EXPECT_EQ(oneWaveTileSize(1, [](int) { return 2; }), 1);
+}
+
 TEST(LaunchTable, TableForAnotherGpuDoesNotMatch) {
   const LaunchTable t = sampleTable(kL40, "2026-07-02");
   EXPECT_TRUE(matchTable(t, kL40).applies);
