@@ -180,6 +180,29 @@ struct ChainWithContacts {
   RigidContactsView contacts{};
 };
 
+/// Both vectors of poses bit for bit the same.
+bool samePoses(const std::vector<Transform>& a, const std::vector<Transform>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
+}
+
+/// Each row's λ in `a` bit for bit `b`'s (the first `rows` of them).
+void expectSameRowLambdas(const std::vector<RigidContactState>& a,
+                          const std::vector<RigidContactState>& b, size_t rows) {
+  for (size_t r = 0; r < rows; ++r)
+    EXPECT_TRUE(bitIdentical(std::vector<Vec3>{a[r].lambda}, std::vector<Vec3>{b[r].lambda}))
+        << "row " << r;
+}
+
+/// Each joint's multipliers in `a` bit for bit `b`'s.
+void expectSameJointLambdas(const std::vector<RodMultipliers>& a,
+                            const std::vector<RodMultipliers>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t j = 0; j < a.size(); ++j)
+    EXPECT_TRUE(
+        bitIdentical(std::vector<Vec3>{a[j].lin, a[j].ang}, std::vector<Vec3>{b[j].lin, b[j].ang}))
+        << "joint " << j;
+}
+
 TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
   auto cpu = openCpu();
   Random rng;
@@ -326,27 +349,12 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
     EXPECT_TRUE(bitIdentical(std::vector<Vec3>{contactOut[r]},
                              std::vector<Vec3>{statesAfterFirst[r].lambda}))
         << "row " << r;
-  for (int j = 0; j < J; ++j) {
-    EXPECT_TRUE(bitIdentical(
-        std::vector<Vec3>{jointOut[size_t(j)].lin, jointOut[size_t(j)].ang},
-        std::vector<Vec3>{lambdaAfterFirst[size_t(j)].lin, lambdaAfterFirst[size_t(j)].ang}))
-        << "joint " << j;
-  }
+  expectSameJointLambdas(jointOut, lambdaAfterFirst);
   dualLaunch(endB, statesB, lambdaB, contactOut.data(), &jointOutWords);
-  auto sameBits = [](const std::vector<Transform>& a, const std::vector<Transform>& b) {
-    return a.size() == b.size() &&
-           std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
-  };
-  EXPECT_TRUE(sameBits(midA, midB));
-  EXPECT_TRUE(sameBits(endA, endB));
-  for (size_t r = 0; r < s.rows.size(); ++r)
-    EXPECT_TRUE(
-        bitIdentical(std::vector<Vec3>{statesA[r].lambda}, std::vector<Vec3>{statesB[r].lambda}))
-        << "row " << r;
-  for (int j = 0; j < J; ++j)
-    EXPECT_TRUE(bitIdentical(std::vector<Vec3>{lambdaA[size_t(j)].lin, lambdaA[size_t(j)].ang},
-                             std::vector<Vec3>{lambdaB[size_t(j)].lin, lambdaB[size_t(j)].ang}))
-        << "joint " << j;
+  EXPECT_TRUE(samePoses(midA, midB));
+  EXPECT_TRUE(samePoses(endA, endB));
+  expectSameRowLambdas(statesA, statesB, s.rows.size());
+  expectSameJointLambdas(lambdaA, lambdaB);
   double changed = 0.0;
   for (int j = 0; j < J; ++j)
     changed += double(length(lambdaAfterFirst[size_t(j)].lin - lambda0[size_t(j)].lin));
@@ -440,34 +448,16 @@ TEST(AvbdKernels, JointDualStepInTheBlocksEqualsTheSeparateLaunchBitForBit) {
   std::vector<Transform> midB(N), endB(N);
   iterate(s.previous, midB, statesB, lambdaB, false, nullptr);
   iterate(midB, endB, statesB, lambdaB, true, &contactOut);
-  const std::vector<RodMultipliers> jointsAfterBlocks = lambdaB.elements();
-  for (int j = 0; j < J; ++j)
-    EXPECT_TRUE(bitIdentical(
-        std::vector<Vec3>{jointsAfterBlocks[size_t(j)].lin, jointsAfterBlocks[size_t(j)].ang},
-        std::vector<Vec3>{lambdaAfterFirst[size_t(j)].lin, lambdaAfterFirst[size_t(j)].ang}))
-        << "joint " << j;
+  expectSameJointLambdas(lambdaB.elements(), lambdaAfterFirst);
   for (size_t r = 0; r < s.rows.size(); ++r)
     EXPECT_TRUE(bitIdentical(std::vector<Vec3>{contactOut[r]},
                              std::vector<Vec3>{statesAfterFirst[r].lambda}))
         << "row " << r;
   dualLaunch(endB, statesB, lambdaB, contactOut.data());
-  auto sameBits = [](const std::vector<Transform>& a, const std::vector<Transform>& b) {
-    return a.size() == b.size() &&
-           std::memcmp(a.data(), b.data(), a.size() * sizeof(Transform)) == 0;
-  };
-  EXPECT_TRUE(sameBits(midA, midB));
-  EXPECT_TRUE(sameBits(endA, endB));
-  for (size_t r = 0; r < s.rows.size(); ++r)
-    EXPECT_TRUE(
-        bitIdentical(std::vector<Vec3>{statesA[r].lambda}, std::vector<Vec3>{statesB[r].lambda}))
-        << "row " << r;
-  const std::vector<RodMultipliers> endLambdaA = lambdaA.elements(),
-                                    endLambdaB = lambdaB.elements();
-  for (int j = 0; j < J; ++j)
-    EXPECT_TRUE(
-        bitIdentical(std::vector<Vec3>{endLambdaA[size_t(j)].lin, endLambdaA[size_t(j)].ang},
-                     std::vector<Vec3>{endLambdaB[size_t(j)].lin, endLambdaB[size_t(j)].ang}))
-        << "joint " << j;
+  EXPECT_TRUE(samePoses(midA, midB));
+  EXPECT_TRUE(samePoses(endA, endB));
+  expectSameRowLambdas(statesA, statesB, s.rows.size());
+  expectSameJointLambdas(lambdaA.elements(), lambdaB.elements());
   double changed = 0.0;
   for (int j = 0; j < J; ++j)
     changed += double(length(lambdaAfterFirst[size_t(j)].lin - s.lambda[size_t(j)].lin));

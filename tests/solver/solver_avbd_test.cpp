@@ -672,84 +672,57 @@ TEST(SolverAvbd, CudaGatheredContactEntriesAreTheDetectionsRows) {
 
 TEST(SolverAvbd, CudaIsBitIdenticalForEveryLaunchSizeOfEveryRigidKernel) {
   WEFT_REQUIRE_CUDA(gpu);
-  gpu->setLaunchPolicy(LaunchPolicy{});
-  const auto reference = runPile(*gpu, pileOptions(), 6);
-  for (KernelId id :
-       {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_cooperative,
-        KernelId::rigid_broad_phase_all_pairs, KernelId::rigid_narrow_phase_count,
-        KernelId::rigid_narrow_phase, KernelId::fill_body_body_contact_lists,
-        KernelId::sort_body_body_contact_lists, KernelId::match_rigid_contacts,
-        KernelId::replay_sticky_contacts, KernelId::begin_rigid_step,
-        KernelId::solve_rigid_body_tile, KernelId::update_rigid_duals, KernelId::finish_rigid_step})
-    for (int size : launchSizes(id)) {
-      LaunchPolicy policy;
-      policy.setOverride(id, size);
-      gpu->setLaunchPolicy(policy);
-      try {
-        EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, pileOptions(), 6)))
-            << kernelName(id) << " at " << size;
-      } catch (const CudaError& e) {
-        EXPECT_GT(size, 256) << e.what();
-      }
-    }
-  // With Chebyshev acceleration: the extrapolation is per body, so every tile size gives the bits.
-  RigidSolverOptions accelerated = pileOptions();
-  accelerated.chebyshevRho = 0.6f;
-  gpu->setLaunchPolicy(LaunchPolicy{});
-  const auto acceleratedReference = runPile(*gpu, accelerated, 6);
-  for (int size : launchSizes(KernelId::solve_rigid_body_tile)) {
-    LaunchPolicy policy;
-    policy.setOverride(KernelId::solve_rigid_body_tile, size);
-    gpu->setLaunchPolicy(policy);
-    try {
-      EXPECT_TRUE(bitIdentical(acceleratedReference, runPile(*gpu, accelerated, 6)))
-          << "Chebyshev: solve_rigid_body_tile at " << size;
-    } catch (const CudaError& e) {
-      EXPECT_GT(size, 256) << e.what();
-    }
-  }
-  // The duals folded into the solve launches (the small pile has 144 bodies: not by default).
-  RigidSolverOptions folded = pileOptions();
-  folded.foldDualsUpToBodies = 1 << 30;
-  gpu->setLaunchPolicy(LaunchPolicy{});
-  const auto foldedReference = runPile(*gpu, folded, 6);
-  for (KernelId id : {KernelId::solve_rigid_body_tile, KernelId::update_rigid_duals})
-    for (int size : launchSizes(id)) {
-      LaunchPolicy policy;
-      policy.setOverride(id, size);
-      gpu->setLaunchPolicy(policy);
-      try {
-        EXPECT_TRUE(bitIdentical(foldedReference, runPile(*gpu, folded, 6)))
-            << "folded duals: " << kernelName(id) << " at " << size;
-      } catch (const CudaError& e) {
-        EXPECT_GT(size, 256) << e.what();
-      }
-    }
-  // The joints' dual step in the blocks (jointDualsInBlocksUpToWorldColor, forced here: the
-  // y_junction's variants of the body solve), folded and not: its kernels at every size.
-  for (const bool fold : {false, true}) {
-    RigidSolverOptions inBlocks = pileOptions();
-    inBlocks.jointDualsInBlocksUpToWorldColor = 1 << 30;
-    if (fold) inBlocks.foldDualsUpToBodies = 1 << 30;
+  // The small pile run with `o` at the default sizes, then with each kernel of `ids` at each of
+  // its sizes: the same bits every time.
+  const auto expectEverySize = [&](const RigidSolverOptions& o, std::initializer_list<KernelId> ids,
+                                   const std::string& what) {
     gpu->setLaunchPolicy(LaunchPolicy{});
-    const auto inBlocksReference = runPile(*gpu, inBlocks, 6);
-    for (KernelId id :
-         {KernelId::solve_rigid_body_tile, KernelId::solve_rigid_body_tile_folding_duals,
-          KernelId::update_rigid_duals})
+    const auto reference = runPile(*gpu, o, 6);
+    for (KernelId id : ids)
       for (int size : launchSizes(id)) {
         LaunchPolicy policy;
         policy.setOverride(id, size);
         gpu->setLaunchPolicy(policy);
         try {
-          EXPECT_TRUE(bitIdentical(inBlocksReference, runPile(*gpu, inBlocks, 6)))
-              << "joint duals in the blocks" << (fold ? ", folded: " : ": ") << kernelName(id)
-              << " at " << size;
+          EXPECT_TRUE(bitIdentical(reference, runPile(*gpu, o, 6)))
+              << what << kernelName(id) << " at " << size;
         } catch (const CudaError& e) {
           EXPECT_GT(size, 256) << e.what();
         }
       }
+    gpu->setLaunchPolicy(LaunchPolicy{});
+  };
+  expectEverySize(
+      pileOptions(),
+      {KernelId::compute_shape_aabbs, KernelId::rigid_broad_phase_cooperative,
+       KernelId::rigid_broad_phase_all_pairs, KernelId::rigid_narrow_phase_count,
+       KernelId::rigid_narrow_phase, KernelId::fill_body_body_contact_lists,
+       KernelId::sort_body_body_contact_lists, KernelId::match_rigid_contacts,
+       KernelId::replay_sticky_contacts, KernelId::begin_rigid_step,
+       KernelId::solve_rigid_body_tile, KernelId::update_rigid_duals, KernelId::finish_rigid_step},
+      "");
+  // With Chebyshev acceleration: the extrapolation is per body, so every tile size gives the bits.
+  RigidSolverOptions accelerated = pileOptions();
+  accelerated.chebyshevRho = 0.6f;
+  expectEverySize(accelerated, {KernelId::solve_rigid_body_tile}, "Chebyshev: ");
+  // The duals folded into the solve launches (the small pile has 144 bodies: not by default).
+  RigidSolverOptions folded = pileOptions();
+  folded.foldDualsUpToBodies = 1 << 30;
+  expectEverySize(folded,
+                  {KernelId::solve_rigid_body_tile, KernelId::solve_rigid_body_tile_folding_duals,
+                   KernelId::update_rigid_duals},
+                  "folded duals: ");
+  // The joints' dual step in the blocks (jointDualsInBlocksUpToWorldColor, forced here: the
+  // y_junction's variants of the body solve, under the same kernel names), folded and not.
+  for (const bool fold : {false, true}) {
+    RigidSolverOptions inBlocks = pileOptions();
+    inBlocks.jointDualsInBlocksUpToWorldColor = 1 << 30;
+    if (fold) inBlocks.foldDualsUpToBodies = 1 << 30;
+    expectEverySize(inBlocks,
+                    {KernelId::solve_rigid_body_tile, KernelId::solve_rigid_body_tile_folding_duals,
+                     KernelId::update_rigid_duals},
+                    fold ? "joint duals in the blocks, folded: " : "joint duals in the blocks: ");
   }
-  gpu->setLaunchPolicy(LaunchPolicy{});
 }
 
 // The body solve keeps a contact row's frames and points in registers. Indexed by which endpoint
