@@ -203,9 +203,13 @@ void Device::checkLaunch(KernelId id, int count, int grid, int size,
   if (!debugLaunches_) return;
   const bool capturing = isCapturing();
   if (isCuda() && !capturing) synchronize();
+  // A tile launch of an untuned batch may run at half the policy's size
+  // (LaunchPolicy::narrowsToOneWave): say so beside where the size came from.
+  std::string source = isCuda() ? std::string(launchSourceName(policy_.choice(id).source)) : "cpu";
+  if (isCuda() && size != policy_.size(id))
+    source += ", narrowed from " + std::to_string(policy_.size(id)) + " to one wave";
   std::fprintf(stderr, "weft: launch %-40s n=%-8d grid=%-6d block=%-5d [%s]%s %s\n",
-               std::string(kernelName(id)).c_str(), count, grid, size,
-               isCuda() ? std::string(launchSourceName(policy_.choice(id).source)).c_str() : "cpu",
+               std::string(kernelName(id)).c_str(), count, grid, size, source.c_str(),
                capturing ? " (captured)" : "", site.c_str());
 }
 
