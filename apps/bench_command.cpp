@@ -21,6 +21,7 @@
 #include "apps/common.h"
 #include "apps/interrupt.h"
 #include "apps/ranks.h"
+#include "apps/reference_figures.h"
 #include "kernels/runtime/errors.h"
 #include "kernels/runtime/files.h"
 #include "scenes/scene.h"
@@ -61,47 +62,6 @@ void checkBenchTable(const std::string& table) {
 }
 
 namespace {
-
-/// The reference's figures on an H100: Newton 1.8.0 on Warp 1.19.0, measured 2026-11-23 over the
-/// same windows (its example's step() per frame, median over the window, / substeps) and its
-/// solver.step() alone replayed as a CUDA graph; and the target this project set for each scene
-/// (the performance issues: a third of the reference). 0 = not measured.
-struct ReferenceFigures {
-  double windowUs = 0.0;  // the reference's own frame pipeline, per substep
-  double stepUs = 0.0;    // its solver.step() alone, as a graph
-  double targetUs = 0.0;  // Weft's target for the window figure
-  const char* note = "";
-};
-constexpr const char* kReferenceProvenance =
-    "Newton 1.8.0 on Warp 1.19.0, NVIDIA H100 80GB HBM3, measured 2026-11-23 over the same windows";
-
-std::optional<ReferenceFigures> referenceFigures(const std::string& scene, const std::string& gpu) {
-  if (gpu.find("H100") == std::string::npos) return std::nullopt;
-  static const std::map<std::string, ReferenceFigures> h100 = {
-      {"poker_cards", {17849.0, 4036.0, 1350.0, "its frame is not graph-captured"}},
-      {"cloth_rollers", {7619.0, 8029.0, 2500.0, "its unwelded mesh, 5824 particles"}},
-      {"cloth_twist", {787.0, 1313.0, 260.0, "the same mesh"}},
-      {"cloth_franka", {2485.0, 0.0, 830.0, "the shirt; its robot as collision meshes"}},
-      {"cable_twist", {399.0, 402.0, 133.0, ""}},
-      {"cable_pile", {596.0, 392.0, 199.0, ""}},
-      {"cable_bundle_hysteresis", {568.0, 561.0, 189.0, ""}},
-      {"cable_y_junction", {333.0, 314.0, 111.0, ""}}};
-  auto it = h100.find(scene);
-  return it == h100.end() ? std::nullopt : std::optional<ReferenceFigures>(it->second);
-}
-
-/// The reference's batched throughput on the H100 (Newton 1.8.0, the same scenes replicated
-/// into N worlds, frame graphs, 10 warm frames, median of 20; measured 2026-11-23):
-/// world-substeps per second by world count.
-std::map<int, double> referenceWorlds(const std::string& scene, const std::string& gpu) {
-  if (gpu.find("H100") == std::string::npos) return {};
-  static const std::map<std::string, std::map<int, double>> h100 = {
-      {"cable_y_junction", {{1, 3084.0}, {256, 616971.0}, {4096, 1552145.0}}},
-      {"cable_twist", {{1, 2484.0}, {64, 111617.0}, {1024, 207595.0}}},
-      {"cable_pile", {{1, 1691.0}, {8, 5939.0}, {64, 7274.0}}}};
-  auto it = h100.find(scene);
-  return it == h100.end() ? std::map<int, double>{} : it->second;
-}
 
 /// A log-log chart of world-substeps per second against worlds: Weft's measured series (solid)
 /// and the reference's (dashed), one colour per scene.
@@ -227,11 +187,20 @@ const nlohmann::json& runsOf(const nlohmann::json& scene) {
   return scene.contains("runs") ? scene["runs"] : none;
 }
 
-/// Whether any scene carries the reference's figures (they exist for one GPU model only).
+/// Whether any scene carries the reference's figures (they exist for the GPU models they were
+/// measured on only).
 bool hasReference(const nlohmann::json& all, const char* key) {
   for (const auto& s : all["scenes"])
     if (s.contains(key)) return true;
   return false;
+}
+
+/// Where the results' reference figures of this kind come from (the first scene's that says).
+std::string referenceProvenance(const nlohmann::json& all, const char* key, const char* field) {
+  for (const auto& s : all["scenes"])
+    if (s.contains(key) && s[key].is_object() && s[key].contains(field))
+      return s[key][field].get<std::string>();
+  return "";
 }
 
 /// The single-world sections of the page: the window table, one substep at the densest frame,
@@ -257,12 +226,12 @@ void singleWorldSections(std::ostream& md, const nlohmann::json& all, bool cpu) 
         "divided by substeps, with the spread (max − min)/median over those frames (contact "
         "changes from frame to frame, so this spread is the scene's, not noise). ";
   if (hasReference(all, "reference"))
-    md << "Reference: " << kReferenceProvenance
+    md << "Reference: " << referenceProvenance(all, "reference", "provenance")
        << " (its example's step() per frame; \"step()\": its solver.step() alone replayed as a "
           "graph). Target: the performance issues' goal for Weft's window figure.\n\n";
   else
-    md << "Reference: none on this GPU (the reference's figures were measured on an H100 "
-          "only, so its columns are empty).\n\n";
+    md << "Reference: none on this GPU (the reference's figures were measured on "
+       << referenceGpuModels() << " only, so its columns are empty).\n\n";
   md << "| scene | size | window | µs/substep built-in | µs/substep tuned | reference window µs | "
         "reference step() µs | target µs | vs reference window | target |\n"
         "|---|---|---|---|---|---|---|---|---|---|\n";
@@ -422,9 +391,9 @@ std::string markdown(const nlohmann::json& all) {
             "\"iterations per world\": the cable solver ran each substep's iterations in one "
             "launch, a warp's lanes per world (`--iteration-launches`, docs/PERFORMANCE.md). "
          << (hasReference(all, "worlds_reference")
-                 ? "Reference: Newton 1.8.0 replicated the same way on an H100 (2026-11-23, "
-                   "frame graphs, 10 warm frames, median of 20)."
-                 : "Reference: none on this GPU (measured on an H100 only).")
+                 ? "Reference: " + referenceProvenance(all, "worlds_reference_of", "provenance") +
+                       "."
+                 : "Reference: none on this GPU (measured on " + referenceGpuModels() + " only).")
          << "\n\n![world-substeps per second against worlds](benchmarks_worlds.svg)\n\n"
             "| scene | worlds | size | µs/substep | world-substeps/s | × one world | launch "
             "sizes | "
@@ -557,6 +526,9 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
     checkOutputFile(worldsPlot, "--markdown's chart");
   }
   auto device = openDevice(options.device, false);
+  // The reference's figures measured on this GPU's model, if any (none on the CPU backend).
+  const ReferenceGpu* reference =
+      referenceGpu(device->isCuda() ? device->gpu().identity.name : std::string());
   if (!device->isCuda() && options.table != "default")
     err << "weft bench: the CPU backend has no block sizes; launch tables do not apply ("
         << (options.table == "tuned" || options.table == "both" ? std::string("the tuned table")
@@ -671,12 +643,12 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
         series.push_back(j);
       }
       s["worlds"] = series;
-      const auto ref = referenceWorlds(name, device->isCuda() ? device->gpu().identity.name : "");
-      if (!ref.empty()) {
+      if (reference && reference->worlds.count(name)) {
         nlohmann::json r = nlohmann::json::array();
-        for (const auto& [n, rate] : ref)
+        for (const auto& [n, rate] : reference->worlds.at(name))
           r.push_back({{"count", n}, {"world_substeps_per_s", rate}});
         s["worlds_reference"] = r;
+        s["worlds_reference_of"] = {{"provenance", reference->worldsProvenance}};
       }
     }
     const ConvergenceSummary convergence =
@@ -689,13 +661,14 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
                           {"median_translation_step_m", convergence.medianTranslation},
                           {"median_rotation_step_rad", convergence.medianRotation}};
     }
-    if (const auto ref =
-            referenceFigures(name, device->isCuda() ? device->gpu().identity.name : ""))
-      s["reference"] = {{"window_us", ref->windowUs},
-                        {"step_us", ref->stepUs},
-                        {"target_us", ref->targetUs},
-                        {"note", ref->note},
-                        {"provenance", kReferenceProvenance}};
+    if (reference && reference->windows.count(name)) {
+      const ReferenceWindow& ref = reference->windows.at(name);
+      s["reference"] = {{"window_us", ref.windowUs},
+                        {"step_us", ref.stepUs},
+                        {"target_us", ref.targetUs},
+                        {"note", ref.note},
+                        {"provenance", reference->windowProvenance}};
+    }
     all["scenes"].push_back(s);
   }
   if (options.worldsOnly)

@@ -2,6 +2,7 @@
 // bad_input_test.cpp.
 #include "apps/commands.h"
 #include "apps/html_writer.h"
+#include "apps/reference_figures.h"
 #include "cli_support.h"
 
 #include <gmock/gmock.h>
@@ -553,8 +554,9 @@ TEST_F(CliTest, BenchTimesBatchesOfWorlds) {
   EXPECT_THAT(page, HasSubstr("every frame is timed with the host clock (CPU backend)"));
   EXPECT_THAT(page, HasSubstr("benchmarks_worlds.svg"));
   EXPECT_THAT(readFile(path("benchmarks_worlds.svg")), HasSubstr("<polyline"));
-  // No reference figures off the H100: the page says so instead of naming a comparison.
-  EXPECT_THAT(page, HasSubstr("Reference: none on this GPU"));
+  // No reference figures on the CPU backend: the page says so instead of naming a comparison.
+  EXPECT_THAT(page,
+              HasSubstr("Reference: none on this GPU (measured on an H100 and an H200 only)"));
   EXPECT_THAT(page, Not(HasSubstr("Newton 1.8.0 replicated")));
   // Batches alone: no empty single-world tables, a sentence saying why they are absent.
   ASSERT_EQ(cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1",
@@ -568,6 +570,36 @@ TEST_F(CliTest, BenchTimesBatchesOfWorlds) {
   EXPECT_EQ(
       cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "4,2"}).code,
       kExitError);
+}
+
+// The reference's figures are looked up by the GPU's model: the H100's and the H200's measured
+// tables, none for other GPUs or the CPU backend; each table names where it was measured, and the
+// H200's targets follow the performance issues' rule (a third of the reference's window).
+TEST(ReferenceFigures, AreTheMeasuredOnesOfTheGpuModelOrNone) {
+  const ReferenceGpu* h100 = referenceGpu("NVIDIA H100 80GB HBM3");
+  ASSERT_NE(h100, nullptr);
+  EXPECT_STREQ(h100->model, "H100");
+  EXPECT_EQ(h100->windows.at("cable_twist").windowUs, 399.0);
+  EXPECT_EQ(h100->worlds.at("cable_y_junction").at(4096), 1552145.0);
+  EXPECT_THAT(h100->windowProvenance, HasSubstr("H100 80GB HBM3, measured 2026-11-23"));
+
+  const ReferenceGpu* h200 = referenceGpu("NVIDIA H200");
+  ASSERT_NE(h200, nullptr);
+  EXPECT_STREQ(h200->model, "H200");
+  EXPECT_THAT(h200->windowProvenance, HasSubstr("NVIDIA H200, measured 2026-12-01"));
+  EXPECT_THAT(h200->worldsProvenance, HasSubstr("on an H200 (2026-12-01"));
+  EXPECT_EQ(h200->worlds.at("cable_twist").at(1024), 224370.0);
+  EXPECT_EQ(h200->worlds.at("cable_pile").at(64), 7494.0);
+  EXPECT_EQ(h200->windows.count("poker_cards"), 0u);  // the cloth examples were not run there
+  for (const auto& [scene, w] : h200->windows) {
+    EXPECT_GT(w.windowUs, 0.0) << scene;
+    EXPECT_DOUBLE_EQ(w.targetUs, w.windowUs / 3.0) << scene;
+  }
+  for (const auto& [scene, series] : h200->worlds) EXPECT_EQ(series.count(1), 1u) << scene;
+
+  EXPECT_EQ(referenceGpu("NVIDIA A100-SXM4-80GB"), nullptr);
+  EXPECT_EQ(referenceGpu(""), nullptr);
+  EXPECT_EQ(referenceGpuModels(), "an H100 and an H200");
 }
 
 // The page from two runs: single-world runs first, then the batches alone laid over them. The
