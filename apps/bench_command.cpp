@@ -227,8 +227,9 @@ void singleWorldSections(std::ostream& md, const nlohmann::json& all, bool cpu) 
         "changes from frame to frame, so this spread is the scene's, not noise). ";
   if (hasReference(all, "reference"))
     md << "Reference: " << referenceProvenance(all, "reference", "provenance")
-       << " (its example's step() per frame; \"step()\": its solver.step() alone replayed as a "
-          "graph). Target: the performance issues' goal for Weft's window figure.\n\n";
+       << ". Its window is its example's step() per frame, the same median over the same frames; "
+          "\"step()\": its solver.step() alone replayed as a graph (– where not timed). Target: "
+          "the performance issues' goal for Weft's window figure.\n\n";
   else
     md << "Reference: none on this GPU (the reference's figures were measured on "
        << referenceGpuModels() << " only, so its columns are empty).\n\n";
