@@ -94,6 +94,22 @@ def parse_args(argv):
     return a
 
 
+# The builder's own settings (not per body, shape or joint) that a replica must keep: the
+# examples set rigid_gap; the others are copied so that an example setting them is replicated too.
+MODEL_SETTINGS = (
+    "rigid_gap",
+    "num_rigid_contacts_per_world",
+    "balance_inertia",
+    "bound_mass",
+    "bound_inertia",
+    "inertia_relative_tolerance",
+    "inertia_absolute_tolerance",
+    "inertia_correction",
+    "validate_inertia_detailed",
+    "particle_max_velocity",
+)
+
+
 class Replicating:
     """While active, `ModelBuilder.finalize` finalizes `count` copies of the builder instead."""
 
@@ -114,7 +130,7 @@ class Replicating:
             outer.bodies_per_world = builder.body_count
             many = builder_type(up_axis=builder.up_axis, gravity=builder.gravity)
             many._weft_replica = True
-            for name in ("rigid_gap", "rigid_contact_margin", "balance_inertia", "bound_mass", "bound_inertia"):
+            for name in MODEL_SETTINGS:  # what finalize reads from the builder itself
                 if hasattr(builder, name):
                     setattr(many, name, getattr(builder, name))
             many.replicate(builder, outer.count)
