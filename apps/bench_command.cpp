@@ -195,11 +195,19 @@ bool hasReference(const nlohmann::json& all, const char* key) {
   return false;
 }
 
-/// Where the results' reference figures of this kind come from (the first scene's that says).
-std::string referenceProvenance(const nlohmann::json& all, const char* key, const char* field) {
+/// Where the results' reference figures come from: the window figures ("reference" →
+/// "provenance") or the batches ("worlds_reference_provenance"), as the first scene that has them
+/// says.
+std::string windowReferenceProvenance(const nlohmann::json& all) {
   for (const auto& s : all["scenes"])
-    if (s.contains(key) && s[key].is_object() && s[key].contains(field))
-      return s[key][field].get<std::string>();
+    if (s.contains("reference") && s["reference"].contains("provenance"))
+      return s["reference"]["provenance"].get<std::string>();
+  return "";
+}
+std::string worldsReferenceProvenance(const nlohmann::json& all) {
+  for (const auto& s : all["scenes"])
+    if (s.contains("worlds_reference_provenance"))
+      return s["worlds_reference_provenance"].get<std::string>();
   return "";
 }
 
@@ -226,7 +234,7 @@ void singleWorldSections(std::ostream& md, const nlohmann::json& all, bool cpu) 
         "divided by substeps, with the spread (max − min)/median over those frames (contact "
         "changes from frame to frame, so this spread is the scene's, not noise). ";
   if (hasReference(all, "reference"))
-    md << "Reference: " << referenceProvenance(all, "reference", "provenance")
+    md << "Reference: " << windowReferenceProvenance(all)
        << ". Its window is its example's step() per frame, the same median over the same frames; "
           "\"step()\": its solver.step() alone replayed as a graph (– where not timed). Target: "
           "the performance issues' goal for Weft's window figure.\n\n";
@@ -392,8 +400,7 @@ std::string markdown(const nlohmann::json& all) {
             "\"iterations per world\": the cable solver ran each substep's iterations in one "
             "launch, a warp's lanes per world (`--iteration-launches`, docs/PERFORMANCE.md). "
          << (hasReference(all, "worlds_reference")
-                 ? "Reference: " + referenceProvenance(all, "worlds_reference_of", "provenance") +
-                       "."
+                 ? "Reference: " + worldsReferenceProvenance(all) + "."
                  : "Reference: none on this GPU (measured on " + referenceGpuModels() + " only).")
          << "\n\n![world-substeps per second against worlds](benchmarks_worlds.svg)\n\n"
             "| scene | worlds | size | µs/substep | world-substeps/s | × one world | launch "
@@ -649,7 +656,7 @@ int bench(const BenchOptionsCli& options, std::ostream& out, std::ostream& err) 
         for (const auto& [n, rate] : reference->worlds.at(name))
           r.push_back({{"count", n}, {"world_substeps_per_s", rate}});
         s["worlds_reference"] = r;
-        s["worlds_reference_of"] = {{"provenance", reference->worldsProvenance}};
+        s["worlds_reference_provenance"] = reference->worldsProvenance;
       }
     }
     const ConvergenceSummary convergence =

@@ -666,6 +666,39 @@ TEST_F(CliTest, BenchPageFromSingleRunsAndBatchesMeasuredApart) {
   EXPECT_THAT(r.err, HasSubstr("--worlds-only needs --worlds"));
 }
 
+// The page shows the reference's figures where the results carry them (as a run on an H100 or an
+// H200 writes them): each section names their provenance, the window row the reference's figure,
+// target and ratio, the batch row the reference's throughput and Weft's multiple of it.
+TEST_F(CliTest, BenchPageShowsTheReferenceAndWhereItWasMeasured) {
+  CliResult r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--repetitions",
+                     "1", "--json", path("single.json")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  {  // As bench_command.cpp writes them from apps/reference_figures.cpp on a GPU that has them.
+    auto j = nlohmann::json::parse(readFile(path("single.json")));
+    auto& s = j["scenes"][0];
+    const double mine = s["runs"][0]["window"]["us_per_substep_median"].get<double>();
+    s["reference"] = {{"window_us", 4.0 * mine},
+                      {"step_us", 0.0},
+                      {"target_us", 2.0 * mine},
+                      {"note", ""},
+                      {"provenance", "Reference Solver 9 on GPU Z, measured 2099-01-01"}};
+    s["worlds_reference"] = nlohmann::json::array({{{"count", 1}, {"world_substeps_per_s", 1.0}}});
+    s["worlds_reference_provenance"] = "Reference Solver 9 replicated on GPU Z";
+    writeFile(path("single.json"), j.dump());
+  }
+  r = cli({"bench", "--scenes", "cable_y_junction", "--device", "cpu", "--worlds", "1",
+           "--worlds-only", "--merge", path("single.json"), "--markdown", path("BENCHMARKS.md")});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const std::string page = readFile(path("BENCHMARKS.md"));
+  EXPECT_THAT(page, HasSubstr("Reference: Reference Solver 9 on GPU Z, measured 2099-01-01. Its "
+                              "window is its example's step() per frame"));
+  EXPECT_THAT(page, HasSubstr("| – | ≤ "));  // step() not timed, then the target
+  EXPECT_THAT(page, HasSubstr("| 4.00× faster | met |"));
+  EXPECT_THAT(page, HasSubstr("Reference: Reference Solver 9 replicated on GPU Z."));
+  EXPECT_THAT(page, Not(HasSubstr("Reference: none on this GPU")));
+  EXPECT_THAT(page, HasSubstr("| 1.0× | one world's | 1 | "));  // its 1, then Weft's multiple
+}
+
 TEST_F(CliTest, TuneLaunchWithoutGpuSaysWhy) {
   if (visibleCudaDevices() > 0) GTEST_SKIP() << "a GPU is visible";
   const CliResult r = cli({"tune-launch", "--scenes", "cloth_hanging", "--out", path("t.json")});
