@@ -15,8 +15,8 @@ Weft's speed is compared with Newton's own example scripts, run unchanged. This 
 
 How a scene becomes N worlds: the script wraps `ModelBuilder.finalize` while the example builds,
 so the example's own builder (its bodies, joints, shapes, ground and settings) is replicated N
-times into a fresh builder, which is coloured again (the colours of one world do not carry over)
-and finalized in its place. Kinematic drivers written for one world's body indices are extended to
+times into a fresh builder, which is coloured again with the example's own `color(...)` arguments
+(the colours of one world do not carry over) and finalized in its place. Kinematic drivers written for one world's body indices are extended to
 every world (cable_twist's spun first capsules), so every world does the same work.
 
 Needs `pip install newton==1.8.0` (it brings Warp). Usage:
@@ -118,11 +118,19 @@ class Replicating:
         self.count = count
         self.bodies_per_world = 0
         self.original = None
+        self.original_color = None
+        self.color_call = None  # the example's own color(...) arguments, used again for the replica
 
     def __enter__(self):
         builder_type = self.newton.ModelBuilder
         self.original = builder_type.finalize
+        self.original_color = builder_type.color
         outer = self
+
+        def color(builder, *args, **kwargs):
+            if not getattr(builder, "_weft_replica", False):
+                outer.color_call = (args, kwargs)
+            return outer.original_color(builder, *args, **kwargs)
 
         def finalize(builder, *args, **kwargs):
             if outer.count == 1 or getattr(builder, "_weft_replica", False):
@@ -134,14 +142,18 @@ class Replicating:
                 if hasattr(builder, name):
                     setattr(many, name, getattr(builder, name))
             many.replicate(builder, outer.count)
-            many.color(balance_colors=False)
+            if outer.color_call is not None:  # coloured as the example coloured its one world
+                color_args, color_kwargs = outer.color_call
+                many.color(*color_args, **color_kwargs)
             return outer.original(many, *args, **kwargs)
 
         builder_type.finalize = finalize
+        builder_type.color = color
         return self
 
     def __exit__(self, *exc):
         self.newton.ModelBuilder.finalize = self.original
+        self.newton.ModelBuilder.color = self.original_color
         return False
 
 
