@@ -195,19 +195,15 @@ bool hasReference(const nlohmann::json& all, const char* key) {
   return false;
 }
 
-/// Where the results' reference figures come from: the window figures ("reference" →
-/// "provenance") or the batches ("worlds_reference_provenance"), as the first scene that has them
-/// says.
-std::string windowReferenceProvenance(const nlohmann::json& all) {
-  for (const auto& s : all["scenes"])
-    if (s.contains("reference") && s["reference"].contains("provenance"))
-      return s["reference"]["provenance"].get<std::string>();
-  return "";
-}
-std::string worldsReferenceProvenance(const nlohmann::json& all) {
-  for (const auto& s : all["scenes"])
-    if (s.contains("worlds_reference_provenance"))
+/// Where the results' reference figures come from, as the first scene that has them says: the
+/// window figures' ("reference" → "provenance") or the batches' ("worlds_reference_provenance").
+std::string referenceProvenance(const nlohmann::json& all, bool worlds) {
+  for (const auto& s : all["scenes"]) {
+    if (worlds && s.contains("worlds_reference_provenance"))
       return s["worlds_reference_provenance"].get<std::string>();
+    if (!worlds && s.contains("reference") && s["reference"].contains("provenance"))
+      return s["reference"]["provenance"].get<std::string>();
+  }
   return "";
 }
 
@@ -234,7 +230,7 @@ void singleWorldSections(std::ostream& md, const nlohmann::json& all, bool cpu) 
         "divided by substeps, with the spread (max − min)/median over those frames (contact "
         "changes from frame to frame, so this spread is the scene's, not noise). ";
   if (hasReference(all, "reference"))
-    md << "Reference: " << windowReferenceProvenance(all)
+    md << "Reference: " << referenceProvenance(all, false)
        << ". Its window is its example's step() per frame, the same median over the same frames; "
           "\"step()\": its solver.step() alone replayed as a graph (– where not timed). Target: "
           "the performance issues' goal for Weft's window figure.\n\n";
@@ -400,7 +396,7 @@ std::string markdown(const nlohmann::json& all) {
             "\"iterations per world\": the cable solver ran each substep's iterations in one "
             "launch, a warp's lanes per world (`--iteration-launches`, docs/PERFORMANCE.md). "
          << (hasReference(all, "worlds_reference")
-                 ? "Reference: " + worldsReferenceProvenance(all) + "."
+                 ? "Reference: " + referenceProvenance(all, true) + "."
                  : "Reference: none on this GPU (measured on " + referenceGpuModels() + " only).")
          << "\n\n![world-substeps per second against worlds](benchmarks_worlds.svg)\n\n"
             "| scene | worlds | size | µs/substep | world-substeps/s | × one world | launch "

@@ -265,7 +265,7 @@ def main(argv):
     first = True  # this run's entry not yet in the JSON file
     if a.window:
         lo, hi = a.window_frames
-        example, built_s, _ = build(module, newton, wp, a.device, 1)
+        example, _, _ = build(module, newton, wp, a.device, 1)
         timer = FrameTimer(wp, device)
         frames = [timer.time(example.step) for _ in range(hi)]
         window = frames[lo:hi]
