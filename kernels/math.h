@@ -57,8 +57,9 @@ WEFT_HD inline Vec3 operator*(const Vec3& a, float s) {
 WEFT_HD inline Vec3 operator*(float s, const Vec3& a) {
   return {a.x * s, a.y * s, a.z * s};
 }
-/// a · (1/s): one division instead of three. Besides being shorter, this keeps zero components
-/// off the GPU's slow division path (an IEEE division with a zero dividend leaves the fast
+/// a · (1/s): one division instead of three. Where the GPU divides correctly rounded (the
+/// collision code; the solvers divide approximately, docs/DESIGN_NOTES.md), this also keeps zero
+/// components off its slow division path (an IEEE division with a zero dividend leaves the fast
 /// reciprocal sequence; axis-aligned cables have many exact zeros).
 WEFT_HD inline Vec3 operator/(const Vec3& a, float s) {
   const float r = 1.0f / s;
