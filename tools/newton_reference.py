@@ -16,8 +16,9 @@ Weft's speed is compared with Newton's own example scripts, run unchanged. This 
 How a scene becomes N worlds: the script wraps `ModelBuilder.finalize` while the example builds,
 so the example's own builder (its bodies, joints, shapes, ground and settings) is replicated N
 times into a fresh builder, which is coloured again with the example's own `color(...)` arguments
-(the colours of one world do not carry over) and finalized in its place. Kinematic drivers written for one world's body indices are extended to
-every world (cable_twist's spun first capsules), so every world does the same work.
+(the colours of one world do not carry over) and finalized in its place. Kinematic drivers written
+for one world's body indices are extended to every world (cable_twist's spun first capsules), so
+every world does the same work.
 
 Needs `pip install newton==1.8.0` (it brings Warp). Usage:
 
