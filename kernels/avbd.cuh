@@ -820,7 +820,7 @@ struct SolveRigidWorldIterationsT {
       memcpy(&p, words, sizeof(BodyBlock));
       return p;
     };
-    tile.finish(item, sumPartsOneLane(tile, item, storeLevel, loadLevel));
+    tile.finish(item, sumPartsOneLane(tile, item, storeLevel, loadLevel, WarpTreeDepth{}));
   }
 #endif
 

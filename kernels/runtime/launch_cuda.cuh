@@ -211,7 +211,7 @@ struct TilesBody {
         memcpy(&p, words, sizeof(Part));
         return p;
       };
-      kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel));
+      kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel, WarpTreeDepth{}));
       return;
     }
     if constexpr (kTile <= 32) {

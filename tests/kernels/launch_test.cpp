@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <random>
 #include <vector>
 
 #include "kernels/runtime/buffer.h"
 #include "kernels/runtime/graph.h"
+#include "kernels/runtime/one_lane_tree.h"
 #include "test_support.h"
 
 namespace weft {
@@ -182,6 +185,66 @@ TEST(LaunchTile, CpuTreeSumMatchesDoubleReference) {
     }
     EXPECT_NEAR(sums[i], ref, 1e-6 * (mag + 1.0)) << "item " << i;
   }
+}
+
+// The one-lane walk (sumPartsOneLane) at a depth deeper than an item's own tree, as the CUDA
+// one-lane tiles walk the deepest tree of their warp: the same sum bit for bit, each slot taken
+// once and in the same order as at the item's own depth; and the step that takes leaf k at the
+// deeper depth has leaf k's own slot as its slot, so that items of different part counts walked at
+// one depth take the same slot at any step where both take one.
+struct LoggedParts {
+  using Part = weft::Part;
+  int parts = 0;
+  std::vector<int>* taken = nullptr;  // the slots, in the order the walk took them
+  int partCount(int) const { return parts; }
+  Part part(int, int s) const {
+    taken->push_back(s);
+    return {(s % 2 ? -1.0f : 1.0f) * std::pow(7.3f, float(s % 9)) + 0.37f * float(s)};
+  }
+};
+
+struct FixedDepth {
+  int depth;
+  int operator()(int bits) const { return std::max(bits, depth); }
+};
+
+float walk(int parts, int depth, std::vector<int>& taken) {
+  std::vector<Part> levels(12);
+  return sumPartsOneLane(
+             LoggedParts{parts, &taken}, 0,
+             [&](int level, const Part& p) { levels[size_t(level)] = p; },
+             [&](int level) { return levels[size_t(level)]; }, FixedDepth{depth})
+      .value;
+}
+
+TEST(LaunchTile, OneLaneWalkDeeperThanTheItemGivesItsSumAndAlignsSlotsAcrossItems) {
+  for (int parts = 0; parts <= 40; ++parts) {
+    int bits = 0;
+    while ((1 << bits) < parts) ++bits;
+    std::vector<int> ownOrder;
+    const float own = walk(parts, bits, ownOrder);
+    std::vector<int> every(static_cast<size_t>(parts));  // padding slots are never asked for
+    for (size_t s = 0; s < every.size(); ++s) every[s] = int(s);
+    std::vector<int> sorted = ownOrder;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, every) << parts << " parts: each part once";
+    for (int depth = bits + 1; depth <= bits + 3; ++depth) {
+      SCOPED_TRACE(std::to_string(parts) + " parts at depth " + std::to_string(depth));
+      std::vector<int> order;
+      const float deeper = walk(parts, depth, order);
+      EXPECT_EQ(std::bit_cast<unsigned>(deeper), std::bit_cast<unsigned>(own));
+      EXPECT_EQ(order, ownOrder);
+    }
+  }
+  // The step i = k · 2^(depth − bits) that takes leaf k: its slot at `depth` is leaf k's slot at
+  // `bits`, the slot the item's own walk takes for leaf k.
+  for (int depth = 0; depth <= 8; ++depth)
+    for (int bits = 0; bits <= depth; ++bits)
+      for (int k = 0; k < (1 << bits); ++k)
+        ASSERT_EQ(oneLaneSlot(k << (depth - bits), depth), oneLaneSlot(k, bits))
+            << "leaf " << k << " of " << bits << " bits at depth " << depth;
+  EXPECT_EQ(oneLaneSlot(1, 3), 4);
+  EXPECT_EQ(oneLaneSlot(6, 3), 3);
 }
 
 TEST(LaunchTile, CudaIsBitIdenticalToCpuForEveryTileSize) {
