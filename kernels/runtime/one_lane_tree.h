@@ -51,7 +51,7 @@ struct WarpTreeDepth {
 /// so lanes of one warp that walk the warp's deepest tree (TilesBody<1>, and the per-world
 /// launch's bodies) evaluate the same slot at the same step, the same kind of part (the inertial
 /// block, a joint, a contact run), whatever their own part counts; walked at their own depths,
-/// lanes of different widths evaluated different kinds at the same step, one after another
+/// lanes of different widths would evaluate different kinds at one step, one after another
 /// (docs/PERFORMANCE.md, "One slot per step across a warp"). The leaves, the pairs and the order
 /// of every addition are the item's own for every depth: the same bits.
 template <class K, class StoreLevel, class LoadLevel, class Depth = OwnTreeDepth>

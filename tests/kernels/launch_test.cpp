@@ -188,7 +188,7 @@ TEST(LaunchTile, CpuTreeSumMatchesDoubleReference) {
 }
 
 // The one-lane walk (sumPartsOneLane) at a depth deeper than an item's own tree, as the CUDA
-// one-lane tiles walk the deepest tree of their warp: the same sum bit for bit, each slot taken
+// one-lane tiles walk the deepest tree of their warp: the same sum bit for bit, each part taken
 // once and in the same order as at the item's own depth; and the step that takes leaf k at the
 // deeper depth has leaf k's own slot as its slot, so that items of different part counts walked at
 // one depth take the same slot at any step where both take one.
