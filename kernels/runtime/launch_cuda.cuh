@@ -211,7 +211,10 @@ struct TilesBody {
         memcpy(&p, words, sizeof(Part));
         return p;
       };
-      kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel, WarpTreeDepth{}));
+      if constexpr (requires { requires K::kOneLaneWalksOwnDepth; })
+        kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel));
+      else
+        kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel, WarpTreeDepth{}));
       return;
     }
     if constexpr (kTile <= 32) {

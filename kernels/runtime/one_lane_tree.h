@@ -48,12 +48,13 @@ struct WarpTreeDepth {
 /// `depthOf(bits)` (≥ bits) is how deep a tree the walk steps through: 2^depth steps, of which
 /// step i = k · 2^(depth − bits) takes the item's leaf k, and the others nothing. Step i's slot
 /// reversed over `depth` bits is leaf k's slot reversed over `bits` (the low bits of i are zero),
-/// so lanes of one warp that walk the warp's deepest tree (TilesBody<1>, and the per-world
-/// launch's bodies) evaluate the same slot at the same step, the same kind of part (the inertial
-/// block, a joint, a contact run), whatever their own part counts; walked at their own depths,
-/// lanes of different widths would evaluate different kinds at one step, one after another
-/// (docs/PERFORMANCE.md, "One slot per step across a warp"). The leaves, the pairs and the order
-/// of every addition are the item's own for every depth: the same bits.
+/// so lanes of one warp that walk the warp's deepest tree (TilesBody<1> but for kernels that
+/// name kOneLaneWalksOwnDepth, and the per-world launch's bodies) evaluate the same slot at the
+/// same step, the same kind of part (the inertial block, a joint, a contact run), whatever their
+/// own part counts; walked at their own depths, lanes of different widths would evaluate different
+/// kinds at one step, one after another (docs/PERFORMANCE.md, "One slot per step across a warp").
+/// The leaves, the pairs and the order of every addition are the item's own for every depth: the
+/// same bits.
 template <class K, class StoreLevel, class LoadLevel, class Depth = OwnTreeDepth>
 WEFT_HD WEFT_FORCEINLINE typename K::Part sumPartsOneLane(const K& kernel, int item,
                                                           const StoreLevel& storeLevel,
