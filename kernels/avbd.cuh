@@ -159,17 +159,14 @@ struct OwnPoseFirst {
   }
 };
 
-/// Current and start-of-step poses and COMs of a contact row's two bodies (static: identity);
-/// `pose(body)` gives the current iterate. `Row`: RigidContact or RigidContactEnd.
+/// Current poses and COMs of a contact row's two bodies (static: identity); `pose(body)` gives
+/// the current iterate. `Row`: RigidContact or RigidContactEnd.
 template <class Row, class PoseOf>
 WEFT_HD WEFT_FORCEINLINE ContactBodyFrames contactFrames(const Row& c, WordMajorIn<Vec3> com,
-                                                         const PoseOf& pose,
-                                                         const Transform* startPoses) {
+                                                         const PoseOf& pose) {
   ContactBodyFrames f;
   f.pose[0] = pose(c.body0);
   f.pose[1] = pose(c.body1);
-  f.startPose[0] = bodyPoseOrWorld(startPoses, c.body0);
-  f.startPose[1] = bodyPoseOrWorld(startPoses, c.body1);
   f.com[0] = c.body0 >= 0 ? com[c.body0] : Vec3{};
   f.com[1] = c.body1 >= 0 ? com[c.body1] : Vec3{};
   return f;
@@ -348,13 +345,12 @@ struct ComputeRodDahlParameters {
 /// (RigidBodiesDevice::com's words).
 WEFT_HD WEFT_NOINLINE Vec3 contactDualStep(int r, const Vec3* in, const RigidContact* rows,
                                            const RigidContactState* states, const float* com,
-                                           const Transform* poses, const Transform* startPoses,
-                                           float alpha) {
+                                           const Transform* poses, float alpha) {
   const RigidContact c = rows[r];
   RigidContactState state = states[r];
   if (in) state.lambda = in[r];
-  return rigidContactDualUpdate(
-      c, state, contactFrames(c, WordMajorIn<Vec3>{com}, PoseArray{poses}, startPoses), alpha);
+  return rigidContactDualUpdate(c, state,
+                                contactFrames(c, WordMajorIn<Vec3>{com}, PoseArray{poses}), alpha);
 }
 
 /// The ALM dual step of joint j's rows (§5.6.3, §5.7) at `poses`, from its multipliers in `in`;
@@ -417,10 +413,9 @@ struct FoldedDuals {
 /// the dual step of the iteration before, FoldedDuals).
 /// kSharedLevels (RigidSolverOptions::oneLaneLevels): a one-lane tile keeps its first
 /// kSharedLevels tree levels in shared memory and the deeper ones in `oneLaneSpill` (0: every
-/// level in shared memory, ten warps an SM); with three, twelve warps an SM fit (144 registers:
-/// Nsight Compute's limit, six blocks of 64 by registers and by shared memory alike), and with
-/// two, held to 128 registers, sixteen (the same bits; other tile sizes are the same code either
-/// way).
+/// level in shared memory, ten warps an SM); with three, twelve (126 registers would let eight
+/// blocks of 64 in, but the shared memory is sized for six: kOneLaneBlocksPerSm), and with two,
+/// held to 128 registers, sixteen (the same bits; other tile sizes are the same code either way).
 /// kJointDualsInBlocks (models that take the joints' dual step in their blocks,
 /// RigidSolverOptions::jointDualsInBlocksUpToWorldColor): that model's launches per color and its
 /// folding launch; see jointPart. A template parameter, so that the other models' kernels carry
@@ -437,6 +432,13 @@ struct SolveRigidBodyTileT {
   static constexpr int kContactParts = 16;
   static constexpr int kOneLaneMaxRegisters = kSharedLevels == 2 ? 128 : 0;  // 0: no cap
   static constexpr int kOneLaneSharedLevels = kSharedLevels;                 // 0: lends no spill
+  // The three-level tile's blocks take 25,344 B of shared memory each (64 tiles × 3 levels × a
+  // 132-byte BodyBlock). At its 126 registers eight fit an SM, which by default gets the shared
+  // memory eight need (228 KB of the 256, leaving L1 28 KB); sized for six (164 KB, as at 162
+  // registers) L1 keeps 92 KB, and the twist and bundle batches of 1024 worlds run 1.05x faster
+  // than at 162 registers instead of 0.79x and 0.68x (docs/PERFORMANCE.md, "The motion since the
+  // step start from the row's C0").
+  static constexpr int kOneLaneBlocksPerSm = kSharedLevels == 3 ? 6 : 0;  // 0: the default
   // The two-level tile, held to 128 registers, walks its own depth: at the warp's it spills more
   // (ptxas: 52/128 B of spill stores/loads, 44/104 at its own), and the pile batch, whose
   // falling frames run this tile, is 1.01x faster at its own (docs/PERFORMANCE.md, "The
@@ -450,7 +452,6 @@ struct SolveRigidBodyTileT {
   const RigidContactState* __restrict__ contactState;  // (row capacity)
   const int* __restrict__ colorBodies;                 // this color's bodies
   IteratePoses poses;                                  // current iterates (see the header)
-  const Transform* __restrict__ startPoses;            // (numBodies)
   WordMajorIn<Transform> inertialPoses;                // (numBodies)
   WordMajorIn<RodStepTerms> terms;                     // (numJoints)
   WordMajorIn<RodMultipliers> lambda;                  // (numJoints)
@@ -491,7 +492,7 @@ struct SolveRigidBodyTileT {
   WEFT_HD Vec3 contactLambda(int r, const RigidContactState& s) const {
     if constexpr (kFoldsDuals)
       return contactDualStep(r, duals.contactIn, contacts.rows, contactState, bodies.com.words,
-                             poses.previous, startPoses, contactAlpha);
+                             poses.previous, contactAlpha);
     else
       return duals.contactIn ? duals.contactIn[r] : s.lambda;
   }
@@ -568,7 +569,7 @@ struct SolveRigidBodyTileT {
       // The solved body's own frame is the same for every entry: loaded once, before the loop,
       // so that an entry loads only its partner's (docs/PERFORMANCE.md, "The body's own frame
       // loaded once per contact run").
-      const Transform ownPose = poses.previous[b], ownStart = startPoses[b];
+      const Transform ownPose = poses.previous[b];
       const Vec3 ownCom = bodies.com[b];
       for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
         const RigidContactEnd c = contactEnds[e];
@@ -577,14 +578,12 @@ struct SolveRigidBodyTileT {
         state.lambda = contactLambda(r, state);
         const bool one = c.body1 == b;
         const int other = one ? c.body0 : c.body1;
-        const Transform otherPose = poses(other), otherStart = bodyPoseOrWorld(startPoses, other);
+        const Transform otherPose = poses(other);
         const Vec3 otherCom = other >= 0 ? bodies.com[other] : Vec3{};
         // Selected, not indexed by `one`: a run-time index would put the frames in local memory.
         ContactBodyFrames f;
         f.pose[0] = one ? otherPose : ownPose;
         f.pose[1] = one ? ownPose : otherPose;
-        f.startPose[0] = one ? otherStart : ownStart;
-        f.startPose[1] = one ? ownStart : otherStart;
         f.com[0] = one ? otherCom : ownCom;
         f.com[1] = one ? ownCom : otherCom;
         sum += rigidContactBlock(one ? 1 : 0, c, state, f, h, frictionEpsilon, contactAlpha);
@@ -599,8 +598,8 @@ struct SolveRigidBodyTileT {
         RigidContactState state = contactState[r];
         state.lambda = contactLambda(r, state);
         sum += rigidContactBlock(c.body1 == b ? 1 : 0, c, state,
-                                 contactFrames(c, bodies.com, ownPoseFirst, startPoses), h,
-                                 frictionEpsilon, contactAlpha);
+                                 contactFrames(c, bodies.com, ownPoseFirst), h, frictionEpsilon,
+                                 contactAlpha);
       }
     }
     return sum;
@@ -692,16 +691,14 @@ using SolveRigidBodyTileFoldingDualsJointDuals = SolveRigidBodyTileT<true, 0, tr
 struct UpdateDualsBodyBodyContacts {
   RigidBodiesDevice bodies;
   RigidContactsView contacts;
-  const Transform* __restrict__ poses;       // (numBodies)
-  const Transform* __restrict__ startPoses;  // (numBodies)
-  RigidContactState* __restrict__ state;     // (capacity) in/out
+  const Transform* __restrict__ poses;    // (numBodies)
+  RigidContactState* __restrict__ state;  // (capacity) in/out
   float alpha;
   const Vec3* __restrict__ in = nullptr;  // (capacity) the last λ, or null
 
   WEFT_HD void operator()(int r) const {
     if (r >= *contacts.count) return;
-    state[r].lambda =
-        contactDualStep(r, in, contacts.rows, state, bodies.com.words, poses, startPoses, alpha);
+    state[r].lambda = contactDualStep(r, in, contacts.rows, state, bodies.com.words, poses, alpha);
   }
 };
 

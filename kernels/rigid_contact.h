@@ -99,11 +99,12 @@ WEFT_HD WEFT_FORCEINLINE ContactMaterial mixContactMaterials(const ContactMateri
   return {0.5f * (a.ke + b.ke), 0.5f * (a.kd + b.kd), sqrtf(a.mu * b.mu)};
 }
 
-/// Poses of a row's two bodies; a static endpoint (body −1) has the identity and a zero COM.
+/// Poses of a row's two bodies during the iterations; a static endpoint (body −1) has the
+/// identity and a zero COM. The start-of-step poses are not among them: what the iterations need
+/// of them is the row's start residual C0 (RigidContactState::c0, contactMotion).
 struct ContactBodyFrames {
-  Transform pose[2];       // now (the iterate) [m]
-  Transform startPose[2];  // at the start of the step (body_q_prev) [m]
-  Vec3 com[2];             // centre of mass, body frame [m]
+  Transform pose[2];  // now (the iterate) [m]
+  Vec3 com[2];        // centre of mass, body frame [m]
 };
 
 /// What the per-step setup needs of one endpoint body (zeros for static or kinematic ones).
@@ -156,6 +157,28 @@ WEFT_HD WEFT_FORCEINLINE Vec3 tangentialPart(const Vec3& v, const Vec3& n) {
   return v - dot(n, v) * n;
 }
 
+/// A row's motion since the step start, from its current points and its start residual
+/// C0 = n·C0_n + C0_t (rigidContactBeginStep, where C0_n = C_n(start) and C0_t =
+/// tangential(A0 − A1)(start)): the skeleton points' normal approach n·Δ(P1 − P0) = C0_n − C_n,
+/// and the tangential slip u of anchor 0 relative to anchor 1, tangential(A0 − A1) − C0_t. In
+/// exact arithmetic these are the differences of the points at the current and the start poses;
+/// taken from C0, the iterations load no start pose and transform no start point
+/// (docs/PERFORMANCE.md, "The motion since the step start from the row's C0").
+struct ContactMotion {
+  float approach;  // n·((P1 − P0)(now) − (P1 − P0)(start)) = C0_n − C_n [m]
+  Vec3 slip;       // u [m]
+  Vec3 c0t;        // C0_t [m]
+};
+template <class Row>
+WEFT_HD WEFT_FORCEINLINE ContactMotion contactMotion(const Row& c, const ContactPoints& now,
+                                                     float cNow, float c0n, const Vec3& c0) {
+  ContactMotion m;
+  m.approach = c0n - cNow;
+  m.c0t = c0 - c0n * c.normal;
+  m.slip = tangentialPart(now.anchor[0] - now.anchor[1], c.normal) - m.c0t;
+  return m;
+}
+
 /// Standard branchless orthonormal basis (t1, t2) of the plane ⟂ unit n (Duff et al. 2017,
 /// "Building an Orthonormal Basis, Revisited", Listing 3).
 WEFT_HD WEFT_FORCEINLINE void tangentBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
@@ -198,7 +221,8 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const Row& c,
   const Vec3 leverN = (one ? now.skeleton[1] : now.skeleton[0]) - com;
   const Vec3 leverT = (one ? now.anchor[1] : now.anchor[0]) - com;
   const float c0n = dot(n, state.c0);
-  const float cEff = rigidContactPenetration(c, now) - alpha * c0n;
+  const float cNow = rigidContactPenetration(c, now);
+  const float cEff = cNow - alpha * c0n;
   const AlmCoefficients alm = almCoefficients(state.ke, state.normalRho);
   const float lambdaN = dot(n, state.lambda);
   const Vec3 lambdaT = state.lambda - lambdaN * n;
@@ -207,13 +231,11 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const Row& c,
   const float fn = fmaxf(alm.kEff * cEff + lambdaNEff, 0.0f);
   if (!(fn > 0.0f)) return out;
 
-  // Motion since the step start: normal velocity of the skeleton points, tangential slip of the
-  // anchors (u = displacement of anchor 0 relative to anchor 1).
-  const ContactPoints start = contactPoints(c, frames.startPose[0], frames.startPose[1]);
-  const float vn =
-      dot(n, (now.skeleton[1] - start.skeleton[1]) - (now.skeleton[0] - start.skeleton[0])) / h;
-  const Vec3 u =
-      tangentialPart((now.anchor[0] - start.anchor[0]) - (now.anchor[1] - start.anchor[1]), n);
+  // Motion since the step start (contactMotion): normal velocity of the skeleton points,
+  // tangential slip u of anchor 0 relative to anchor 1.
+  const ContactMotion motion = contactMotion(c, now, cNow, c0n, state.c0);
+  const float vn = motion.approach / h;
+  const Vec3 u = motion.slip;
 
   const Mat33 nnT = outer(n, n);
   Vec3 forceN = fn * n;
@@ -227,7 +249,7 @@ WEFT_HD WEFT_FORCEINLINE BodyBlock rigidContactBlock(int side, const Row& c,
   Mat33 stiffnessT;
   if (state.mu > 0.0f) {
     const Mat33 tangentProjector = Mat33::identity() - nnT;
-    const Vec3 c0t = (1.0f - alpha) * (state.c0 - c0n * n);
+    const Vec3 c0t = (1.0f - alpha) * motion.c0t;
     const Vec3 trial = state.tangentRho * (u + c0t) + lambdaT;
     const float cone = state.mu * fn;
     const float trialNorm = length(trial);
@@ -380,13 +402,11 @@ WEFT_HD WEFT_FORCEINLINE Vec3 rigidContactDualUpdate(const RigidContact& c,
                                                      float alpha = 0.0f) {
   const Vec3 n = c.normal;
   const ContactPoints now = contactPoints(c, frames.pose[0], frames.pose[1]);
-  const ContactPoints start = contactPoints(c, frames.startPose[0], frames.startPose[1]);
   const float cRaw = rigidContactPenetration(c, now);
   const float c0n = dot(n, state.c0);
   const float cStab = cRaw < 0.0f ? cRaw : cRaw - alpha * c0n;
-  const Vec3 rt =
-      tangentialPart((now.anchor[0] - start.anchor[0]) - (now.anchor[1] - start.anchor[1]), n) +
-      (1.0f - alpha) * (state.c0 - c0n * n);
+  const ContactMotion motion = contactMotion(c, now, cRaw, c0n, state.c0);
+  const Vec3 rt = motion.slip + (1.0f - alpha) * motion.c0t;
 
   const AlmCoefficients alm = almCoefficients(state.ke, state.normalRho);
   const float lambdaN0 = dot(n, state.lambda);

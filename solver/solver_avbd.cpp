@@ -205,7 +205,6 @@ K SolverAVBD::bodySolve(RigidState& state, RigidScratch& scratch, const int* col
            detector ? scratch.contactState.data() : nullptr,
            colorBodies,
            poses,
-           state.startPoses.data(),
            scratch.inertialPoses.in(),
            scratch.jointTerms.in(),
            state.jointLambda.in(),
@@ -228,7 +227,7 @@ K SolverAVBD::bodySolve(RigidState& state, RigidScratch& scratch, const int* col
 
 UpdateDualsBodyBodyContacts SolverAVBD::contactDuals(RigidState& state, RigidScratch& scratch,
                                                      const Transform* poses, const Vec3* in) const {
-  return {model_.bodiesView(),         scratch.detector->view(), poses, state.startPoses.data(),
+  return {model_.bodiesView(),         scratch.detector->view(), poses,
           scratch.contactState.data(), options_.contactAlpha,    in};
 }
 

@@ -21,7 +21,9 @@
 //                 Optional: `static constexpr int kOneLaneSharedLevels` (> 0) with a member
 //                 `OneLaneSpill oneLaneSpill;` (kernel_ids.h), global memory for the tree levels
 //                 of one-lane tiles beyond the first kOneLaneSharedLevels (launch_cuda.cuh), and
-//                 `static constexpr int kOneLaneMaxRegisters` (> 0: the one-lane entry's cap).
+//                 `static constexpr int kOneLaneMaxRegisters` (> 0: the one-lane entry's cap),
+//                 `static constexpr int kOneLaneBlocksPerSm` (> 0: the blocks of one-lane tiles
+//                 an SM's shared memory is sized for, the rest left to L1; carveSharedFor).
 //                 launchTile(device, n, K{...}) gives every item one cooperative tile: the
 //                 tile's lanes evaluate the item's parts in parallel, a fixed-shape pairwise
 //                 tree (over part indices, padded to a power of two) sums them (each lane its

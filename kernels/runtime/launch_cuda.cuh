@@ -28,6 +28,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -115,6 +116,20 @@ inline constexpr int kOneLaneSharedLevelsOf = [] {
 /// Whether kernel K may lend its one-lane tiles global memory.
 template <class K>
 inline constexpr bool kLendsOneLaneSpill = kOneLaneSharedLevelsOf<K> > 0;
+
+/// The blocks of kernel K's one-lane tiles an SM's shared memory is sized for
+/// (`kOneLaneBlocksPerSm`, launch.h), or 0: the driver's default.
+template <class K>
+inline constexpr int kOneLaneBlocksPerSmOf = [] {
+  if constexpr (requires { K::kOneLaneBlocksPerSm; })
+    return K::kOneLaneBlocksPerSm;
+  else
+    return 0;
+}();
+
+/// Whether kernel K sizes its one-lane tiles' shared memory (carveSharedFor).
+template <class K>
+inline constexpr bool kCarvesOneLaneShared = kOneLaneBlocksPerSmOf<K> > 0;
 
 /// The global memory kernel K lends the deep levels of a one-lane launch of `count` items of at
 /// most `slots` parts (kernel_ids.h, OneLaneSpill), or none: the kernel lends none, the tree fits
@@ -505,6 +520,37 @@ void tileLayout(const K& kernel, int count, int tile, int& slotsPerTile, int& ti
   sharedBytes = size_t(tilesPerBlock) * perTile;
 }
 
+/// Sizes the shared memory of the SMs that run `Function` for `blocks` blocks of `sharedBytes`
+/// dynamic bytes each, and leaves the rest of the SM's 256 KB to L1: the preferred carveout, a
+/// hint the driver rounds up to its next configuration (on the H200, 6 blocks of 25,344 B ask for
+/// 68% and get 164 KB, Nsight Compute's launch__shared_mem_config_size). By default the driver
+/// gives a launch as much shared memory as its registers let blocks in, which can leave L1 too
+/// small for the loads those blocks wait on (docs/PERFORMANCE.md, "The motion since the step start
+/// from the row's C0"). Set once per shared size and device, before the launch (graph captures
+/// keep it); changes no bits.
+template <auto Function>
+void carveSharedFor(int blocks, size_t sharedBytes) {
+  static size_t carvedBytes = ~size_t(0);
+  static int carvedDevice = -1;
+  int device = 0;
+  WEFT_CUDA_CHECK(cudaGetDevice(&device));
+  if (carvedBytes == sharedBytes && carvedDevice == device) return;
+  int perSm = 0, reserved = 0;
+  WEFT_CUDA_CHECK(
+      cudaDeviceGetAttribute(&perSm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+  WEFT_CUDA_CHECK(
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device));
+  cudaFuncAttributes attributes{};
+  WEFT_CUDA_CHECK(cudaFuncGetAttributes(&attributes, Function));
+  const size_t wanted = size_t(blocks) * (sharedBytes + attributes.sharedSizeBytes + reserved);
+  const int percent =
+      perSm > 0 ? int(std::min<size_t>(100, (100 * wanted + perSm - 1) / perSm)) : 100;
+  WEFT_CUDA_CHECK(
+      cudaFuncSetAttribute(Function, cudaFuncAttributePreferredSharedMemoryCarveout, percent));
+  carvedBytes = sharedBytes;
+  carvedDevice = device;
+}
+
 template <class K>
 KernelResources tilesKernelResources(const K& kernel, int count, int tile) {
   int slotsPerTile = 1, tilesPerBlock = 1;
@@ -536,6 +582,7 @@ int tileLaunchWaves(const K& kernel, int count, int tile, int smCount) {
     }
   });
   if (perSm <= 0 || smCount <= 0) return 0;
+  if (tile == 1 && kCarvesOneLaneShared<K>) perSm = std::min(perSm, kOneLaneBlocksPerSmOf<K>);
   const long long wave = (long long)perSm * smCount;
   return int((grid + wave - 1) / wave);
 }
@@ -551,6 +598,8 @@ int launchTilesOnCuda(void* stream, int count, int tile, const K& kernel) {
   dispatchSize<1, 8, 16, 32, 64, 128, 256>(tile, "tile size", [&](auto t) {
     constexpr auto entry = entryOf<TilesBody<decltype(t)::value>, K>();
     checkLaunchFits<entry>(K::kId, tile * tilesPerBlock, sharedBytes);
+    if constexpr (decltype(t)::value == 1 && kCarvesOneLaneShared<K>)
+      carveSharedFor<entry>(kOneLaneBlocksPerSmOf<K>, sharedBytes);
     launchEntry(entry, grid, tile * tilesPerBlock, sharedBytes, s, kernel, count, slotsPerTile);
   });
   return grid;

@@ -82,12 +82,37 @@ void expectSymmetricPsd6(const Mat6d& H) {
 
 // ---- Random contacts ---------------------------------------------------------------------------
 
+/// Skeleton points, anchors and penetration of a row at double-precision poses.
+struct GeometryD {
+  std::array<Vec3d, 2> skeleton, anchor;
+  double penetration;
+};
+GeometryD geometry(const RigidContact& c, const PoseD& pose0, const PoseD& pose1) {
+  GeometryD g;
+  g.skeleton = {apply(pose0, toEigen(c.point0)), apply(pose1, toEigen(c.point1))};
+  g.anchor = {apply(pose0, toEigen(c.point0 + c.offset0)),
+              apply(pose1, toEigen(c.point1 + c.offset1))};
+  g.penetration =
+      double(c.margin0) + double(c.margin1) - toEigen(c.normal).dot(g.skeleton[1] - g.skeleton[0]);
+  return g;
+}
+
+/// The start residual C0 = C_n(start)·n − tangential(A1 − A0)(start) of a row at double-precision
+/// start poses (what rigidContactBeginStep computes in float).
+Vec3 startResidual(const RigidContact& c, const PoseD& start0, const PoseD& start1) {
+  const GeometryD g = geometry(c, start0, start1);
+  const Vec3d n = toEigen(c.normal), gap = g.anchor[1] - g.anchor[0];
+  return toFloat(g.penetration * n - (gap - n * n.dot(gap)));
+}
+
 /// A row between two bodies with random poses and COMs. At the start pose the skeleton points sit
 /// along the normal with penetration `startPenetration`; the current pose moves each body by
-/// `motion` (a random rigid motion of that size).
+/// `motion` (a random rigid motion of that size). The state's C0 is the start poses' residual,
+/// as the step's beginning leaves it (the iterations see the start only through it).
 struct Scenario {
   RigidContact row;
   ContactBodyFrames frames;
+  Transform startPose[2];
   RigidContactState state;
   float h = 1.0f / 600.0f;
   float frictionEpsilon = 1e-2f;
@@ -106,13 +131,13 @@ Scenario randomScenario(Random& rng, double startPenetration, double motion) {
   const Vec3d p0 = rng.vec(-0.5, 0.5);
   const Vec3d p1 = p0 + (double(s.row.margin0) + double(s.row.margin1) - startPenetration) * n;
   for (int i = 0; i < 2; ++i) {
-    s.frames.startPose[i] = randomPose(rng);
+    s.startPose[i] = randomPose(rng);
     s.frames.com[i] = toFloat(rng.vec(-0.1, 0.1));
-    const PoseD start = toDouble(s.frames.startPose[i]);
+    const PoseD start = toDouble(s.startPose[i]);
     const Vec3d move = rng.vec(-1, 1) * motion, turn = rng.vec(-1, 1) * motion;
     s.frames.pose[i] = toTransform(perturbed(start, toEigen(s.frames.com[i]), move, turn));
   }
-  const PoseD start0 = toDouble(s.frames.startPose[0]), start1 = toDouble(s.frames.startPose[1]);
+  const PoseD start0 = toDouble(s.startPose[0]), start1 = toDouble(s.startPose[1]);
   s.row.point0 = toFloat(start0.q.inverse() * (p0 - start0.p));
   s.row.point1 = toFloat(start1.q.inverse() * (p1 - start1.p));
   s.row.offset0 = toFloat(start0.q.inverse() * (double(s.row.margin0) * n));
@@ -120,22 +145,8 @@ Scenario randomScenario(Random& rng, double startPenetration, double motion) {
   s.state.ke = float(rng.logUniform(1e3, 1e6));
   s.state.normalRho = float(rng.logUniform(1e3, 1e6));
   s.state.tangentRho = float(rng.logUniform(1e3, 1e6));
+  s.state.c0 = startResidual(s.row, start0, start1);
   return s;
-}
-
-/// Skeleton points, anchors and penetration of a row at double-precision poses.
-struct GeometryD {
-  std::array<Vec3d, 2> skeleton, anchor;
-  double penetration;
-};
-GeometryD geometry(const RigidContact& c, const PoseD& pose0, const PoseD& pose1) {
-  GeometryD g;
-  g.skeleton = {apply(pose0, toEigen(c.point0)), apply(pose1, toEigen(c.point1))};
-  g.anchor = {apply(pose0, toEigen(c.point0 + c.offset0)),
-              apply(pose1, toEigen(c.point1 + c.offset1))};
-  g.penetration =
-      double(c.margin0) + double(c.margin1) - toEigen(c.normal).dot(g.skeleton[1] - g.skeleton[0]);
-  return g;
 }
 
 /// Evaluates `energy(poses)` with body `side` moved by the 6-vector (dx, dθ).
@@ -277,14 +288,58 @@ SplitForce split(const BodyBlock& b, const Vec3& normal) {
 /// ~1e-3 m between points up to ~2 m from the origin (observed up to ~7e-7 m).
 constexpr double kSlipError = 2e-6;
 
-/// u: the tangential displacement of anchor 0 relative to anchor 1 since the step start.
+/// u: the tangential displacement of anchor 0 relative to anchor 1 since the step start, as the
+/// state's C0 defines it: tangential(A0 − A1)(now) − C0_t. With C0 the start poses' residual
+/// (randomScenario) it is the displacement between the start and the current poses
+/// (MotionFromC0IsTheDisplacementSinceTheStart checks both in float).
 Vec3d slip(const Scenario& s) {
   const GeometryD now = geometry(s.row, toDouble(s.frames.pose[0]), toDouble(s.frames.pose[1]));
-  const GeometryD start =
-      geometry(s.row, toDouble(s.frames.startPose[0]), toDouble(s.frames.startPose[1]));
+  const Vec3d n = toEigen(s.row.normal), c0 = toEigen(s.state.c0);
+  const Vec3d rel = now.anchor[0] - now.anchor[1];
+  return (rel - n * n.dot(rel)) - (c0 - n * n.dot(c0));
+}
+
+/// The same slip from the start poses themselves: the displacements of the two anchors.
+Vec3d slipSinceStartPoses(const Scenario& s) {
+  const GeometryD now = geometry(s.row, toDouble(s.frames.pose[0]), toDouble(s.frames.pose[1]));
+  const GeometryD start = geometry(s.row, toDouble(s.startPose[0]), toDouble(s.startPose[1]));
   const Vec3d n = toEigen(s.row.normal);
   const Vec3d rel = (now.anchor[0] - start.anchor[0]) - (now.anchor[1] - start.anchor[1]);
   return rel - n * n.dot(rel);
+}
+
+TEST(RigidContact, MotionFromC0IsTheDisplacementSinceTheStart) {
+  Random rng;
+  TRACE_SEED(rng);
+  for (int trial = 0; trial < 40; ++trial) {
+    Scenario s = randomScenario(rng, rng.uniform(-0.01, 0.02), trial % 2 ? 1e-3 : 1e-2);
+    // A tangential anchor drift at the start, as sticky contacts replay, so that C0_t is not 0.
+    s.row.point1 += Vec3{float(rng.uniform(-2e-3, 2e-3)), float(rng.uniform(-2e-3, 2e-3)),
+                         float(rng.uniform(-2e-3, 2e-3))};
+    // C0 as the step's beginning computes it, in float, from the float start poses.
+    s.state = rigidContactBeginStep(s.row, RigidContactState{}, ContactMaterial{1e4f, 0.0f, 0.5f},
+                                    s.startPose[0], s.startPose[1], ContactEndpointInertia{},
+                                    ContactEndpointInertia{}, s.h, 0.999f);
+    const ContactPoints now = contactPoints(s.row, s.frames.pose[0], s.frames.pose[1]);
+    const float cNow = rigidContactPenetration(s.row, now);
+    const float c0n = dot(s.row.normal, s.state.c0);
+    const ContactMotion m = contactMotion(s.row, now, cNow, c0n, s.state.c0);
+    // In double from the poses: the normal approach of the skeleton points and the slip.
+    const PoseD pose[2] = {toDouble(s.frames.pose[0]), toDouble(s.frames.pose[1])};
+    const PoseD start[2] = {toDouble(s.startPose[0]), toDouble(s.startPose[1])};
+    const GeometryD g = geometry(s.row, pose[0], pose[1]), g0 = geometry(s.row, start[0], start[1]);
+    const Vec3d n = toEigen(s.row.normal);
+    const double approach =
+        n.dot((g.skeleton[1] - g0.skeleton[1]) - (g.skeleton[0] - g0.skeleton[0]));
+    EXPECT_NEAR(m.approach, approach, kSlipError) << "trial " << trial;
+    const Vec3d u = slipSinceStartPoses(s);
+    EXPECT_LE((toEigen(m.slip) - u).norm(), kSlipError)
+        << toEigen(m.slip).transpose() << " vs " << u.transpose();
+    EXPECT_LE((slip(s) - u).norm(), kSlipError);
+    // C0_t itself: the start anchors' tangential offset, which the drift made ~1e-3 m.
+    const Vec3d gap = g0.anchor[0] - g0.anchor[1];
+    EXPECT_LE((toEigen(m.c0t) - (gap - n * n.dot(gap))).norm(), kSlipError);
+  }
 }
 
 TEST(RigidContact, FrictionInsideTheConeIsTheTangentSpring) {
@@ -427,7 +482,7 @@ TEST(RigidContact, NormalDampingActsOnlyWhileApproaching) {
       Scenario s = randomScenario(rng, 0.005, 0.0);
       const Vec3d n = toEigen(s.row.normal);
       const double dn = direction * rng.uniform(1e-4, 1e-3);
-      PoseD p1 = toDouble(s.frames.startPose[1]);
+      PoseD p1 = toDouble(s.startPose[1]);
       p1.p += dn * n;
       s.frames.pose[1] = toTransform(p1);
       Scenario undamped = s;
@@ -522,14 +577,13 @@ TEST(RigidContact, BeginStepComputesC0RhoAndRetention) {
     RigidContactState previous;
     previous.lambda = toFloat(rng.uniform(-5, 5) * toEigen(s.row.normal) + rng.vec(-1, 1));
     const ContactMaterial material{float(rng.logUniform(1e3, 1e5)), 10.0f, 0.5f};
-    const RigidContactState st =
-        rigidContactBeginStep(s.row, previous, material, s.frames.startPose[0],
-                              s.frames.startPose[1], ends[0], ends[1], h, gamma);
+    const RigidContactState st = rigidContactBeginStep(s.row, previous, material, s.startPose[0],
+                                                       s.startPose[1], ends[0], ends[1], h, gamma);
     EXPECT_EQ(st.ke, material.ke);
     EXPECT_EQ(st.kd, material.kd);
     EXPECT_EQ(st.mu, material.mu);
 
-    const PoseD start[2] = {toDouble(s.frames.startPose[0]), toDouble(s.frames.startPose[1])};
+    const PoseD start[2] = {toDouble(s.startPose[0]), toDouble(s.startPose[1])};
     const GeometryD g = geometry(s.row, start[0], start[1]);
     const Vec3d n = toEigen(s.row.normal);
     const Vec3d d = g.anchor[1] - g.anchor[0];
@@ -677,15 +731,15 @@ TEST(RigidContact, BeginStepSwitchesOffWithoutStiffness) {
   const ContactEndpointInertia end = randomEndpoint(rng, s.frames.com[1]);
   RigidContactState previous;
   previous.lambda = 5.0f * s.row.normal;
-  const RigidContactState st = rigidContactBeginStep(
-      s.row, previous, ContactMaterial{0.0f, 0.0f, 1.0f}, s.frames.startPose[0],
-      s.frames.startPose[1], ContactEndpointInertia{}, end, 1e-3f, 0.999f);
+  const RigidContactState st =
+      rigidContactBeginStep(s.row, previous, ContactMaterial{0.0f, 0.0f, 1.0f}, s.startPose[0],
+                            s.startPose[1], ContactEndpointInertia{}, end, 1e-3f, 0.999f);
   EXPECT_EQ(st.normalRho, 0.0f);
   EXPECT_EQ(toEigen(st.lambda).norm(), 0.0);
   // Both ends immovable: no support at all.
-  const RigidContactState none = rigidContactBeginStep(
-      s.row, previous, ContactMaterial{}, s.frames.startPose[0], s.frames.startPose[1],
-      ContactEndpointInertia{}, ContactEndpointInertia{}, 1e-3f, 0.999f);
+  const RigidContactState none =
+      rigidContactBeginStep(s.row, previous, ContactMaterial{}, s.startPose[0], s.startPose[1],
+                            ContactEndpointInertia{}, ContactEndpointInertia{}, 1e-3f, 0.999f);
   EXPECT_EQ(none.normalRho, 0.0f);
   EXPECT_EQ(none.tangentRho, 0.0f);
 }
@@ -696,12 +750,15 @@ TEST(RigidContact, DualUpdateAscendsToTheMaterialForce) {
   Random rng;
   TRACE_SEED(rng);
   for (int trial = 0; trial < 20; ++trial) {
-    Scenario s = randomScenario(rng, 0.004, 0.0);  // no motion: r_t = C0_t = 0
-    s.frames.pose[0] = s.frames.startPose[0];
-    s.frames.pose[1] = s.frames.startPose[1];
+    Scenario s = randomScenario(rng, 0.004, 0.0);  // no motion
+    s.frames.pose[0] = s.startPose[0];
+    s.frames.pose[1] = s.startPose[1];
     s.state.ke = float(rng.logUniform(1e3, 1e5));
     s.state.normalRho = float(rng.logUniform(1e3, 1e5));
-    s.state.mu = 0.5f;
+    // Frictionless: at frozen poses r_t is the float rounding of the anchors' tangential gap
+    // (~1e-7 m, as C0_t or as the slip), which ρ_t (up to 1e6 N/m) would integrate into λ_t
+    // over 2000 steps up to the cone; the friction's dual step is the next test's.
+    s.state.mu = 0.0f;
     const double C =
         geometry(s.row, toDouble(s.frames.pose[0]), toDouble(s.frames.pose[1])).penetration;
     const AlmCoefficients alm = almCoefficients(s.state.ke, s.state.normalRho);
@@ -725,8 +782,8 @@ TEST(RigidContact, DualUpdateReleasesSeparatedRowsAndProjectsFriction) {
   TRACE_SEED(rng);
   // Separated: λ_n only shrinks, to zero.
   Scenario s = randomScenario(rng, -0.002, 0.0);
-  s.frames.pose[0] = s.frames.startPose[0];
-  s.frames.pose[1] = s.frames.startPose[1];
+  s.frames.pose[0] = s.startPose[0];
+  s.frames.pose[1] = s.startPose[1];
   s.state.lambda = 10.0f * s.row.normal;
   for (int it = 0; it < 50; ++it) {
     const float before = dot(s.state.lambda, s.row.normal);

@@ -147,7 +147,6 @@ struct ChainWithContacts {
              states,
              model.colorBodies.data() + first,
              IteratePoses{from, to, model.bodyColor.data(), c},
-             start.data(),
              inertialWords.in(),
              termWords.in(),
              lambdaIn,
@@ -238,8 +237,7 @@ TEST(AvbdKernels, TileSolveIsGaussSeidelOverColorsWithJacobiContactsInside) {
       for (int r : s.lists[size_t(b)])
         block += rigidContactBlock(
             s.rows[size_t(r)].body1 == b ? 1 : 0, s.rows[size_t(r)], s.states[size_t(r)],
-            contactFrames(s.rows[size_t(r)], s.bodies.com, poseOf, s.start.data()), kH, 1e-2f,
-            0.0f);
+            contactFrames(s.rows[size_t(r)], s.bodies.com, poseOf), kH, 1e-2f, 0.0f);
       for (int e = s.desc.jointOffsets[size_t(b)]; e < s.desc.jointOffsets[size_t(b) + 1]; ++e) {
         const int j = s.desc.bodyJoints[size_t(e)];
         const JointDesc& jd = s.desc.joints[size_t(j)];
@@ -309,7 +307,7 @@ TEST(AvbdKernels, FoldedDualStepEqualsTheSeparateLaunchBitForBit) {
                         const HostWordMajor<RodMultipliers>* jointIn) {
     HostWordMajor<RodMultipliers> lambdaWords(lambda);
     UpdateRigidDuals k{};
-    k.contacts = UpdateDualsBodyBodyContacts{s.bodies,      s.contacts, at.data(), s.start.data(),
+    k.contacts = UpdateDualsBodyBodyContacts{s.bodies,      s.contacts, at.data(),
                                              states.data(), 0.0f,       contactIn};
     k.rowSlots = slots;
     k.joints = UpdateDualsJoint{s.joints, at.data(), s.termWords.in(), lambdaWords.out(),
@@ -384,7 +382,7 @@ TEST(AvbdKernels, JointDualStepInTheBlocksEqualsTheSeparateLaunchBitForBit) {
   auto dualLaunch = [&](const std::vector<Transform>& at, std::vector<RigidContactState>& states,
                         HostWordMajor<RodMultipliers>& lambda, const Vec3* contactIn) {
     UpdateRigidDuals k{};
-    k.contacts = UpdateDualsBodyBodyContacts{s.bodies,      s.contacts, at.data(), s.start.data(),
+    k.contacts = UpdateDualsBodyBodyContacts{s.bodies,      s.contacts, at.data(),
                                              states.data(), 0.0f,       contactIn};
     k.rowSlots = slots;
     k.joints = UpdateDualsJoint{s.joints, at.data(), s.termWords.in(), lambda.out(),
