@@ -413,7 +413,7 @@ struct FoldedDuals {
 /// the dual step of the iteration before, FoldedDuals).
 /// kSharedLevels (RigidSolverOptions::oneLaneLevels): a one-lane tile keeps its first
 /// kSharedLevels tree levels in shared memory and the deeper ones in `oneLaneSpill` (0: every
-/// level in shared memory, ten warps an SM); with three, twelve (126 registers would let eight
+/// level in shared memory, ten warps an SM); with three, twelve (120 registers would let eight
 /// blocks of 64 in, but the shared memory is sized for six: kOneLaneBlocksPerSm), and with two,
 /// held to 128 registers, sixteen (the same bits; other tile sizes are the same code either way).
 /// kJointDualsInBlocks (models that take the joints' dual step in their blocks,
@@ -432,13 +432,16 @@ struct SolveRigidBodyTileT {
   static constexpr int kContactParts = 16;
   static constexpr int kOneLaneMaxRegisters = kSharedLevels == 2 ? 128 : 0;  // 0: no cap
   static constexpr int kOneLaneSharedLevels = kSharedLevels;                 // 0: lends no spill
-  // The three-level tile's blocks take 25,344 B of shared memory each (64 tiles × 3 levels × a
-  // 132-byte BodyBlock). At its 126 registers eight fit an SM, which by default gets the shared
-  // memory eight need (228 KB of the 256, leaving L1 28 KB); sized for six (164 KB, as at 162
-  // registers) L1 keeps 92 KB, and the twist and bundle batches of 1024 worlds run 1.05x faster
-  // than at 162 registers instead of 0.79x and 0.68x (docs/PERFORMANCE.md, "The motion since the
-  // step start from the row's C0").
-  static constexpr int kOneLaneBlocksPerSm = kSharedLevels == 3 ? 6 : 0;  // 0: the default
+  // The three-level tile's blocks of 64 tiles take 20,736 B of shared memory each (64 tiles × 3
+  // levels × the 27 words a tree keeps of a BodyBlock). At its 120 registers eight fit an SM,
+  // which by default gets the shared memory eight need and leaves L1 little; sized for six (132
+  // KB) L1 keeps 124 KB, and the twist and bundle batches of 1024 worlds run 1.03x and 1.02x
+  // faster than with 33 words in 164 KB, where seven blocks were 1.00x and 0.98x and eight 0.94x
+  // and 0.90x (docs/PERFORMANCE.md, "The body tile's tree keeps the lower triangles"). Blocks of
+  // 64: at 27 words 128 tiles would pass under the 48 KB limit, and the driver then configured
+  // 228 KB for five blocks of 128 (twist × 1024 0.75x).
+  static constexpr int kOneLaneTilesPerBlock = kSharedLevels == 3 ? 64 : 0;  // 0: tileLayout's
+  static constexpr int kOneLaneBlocksPerSm = kSharedLevels == 3 ? 6 : 0;     // 0: the default
   // The two-level tile, held to 128 registers, walks its own depth: at the warp's it spills more
   // (ptxas: 52/128 B of spill stores/loads, 44/104 at its own), and the pile batch, whose
   // falling frames run this tile, is 1.01x faster at its own (docs/PERFORMANCE.md, "The
@@ -746,7 +749,7 @@ template <class Tile>
 struct SolveRigidWorldIterationsT {
   static constexpr KernelId kId = KernelId::solve_rigid_world_iterations;
   static constexpr int kSharedLevels = 2;
-  static constexpr int kWords = int(sizeof(BodyBlock) / sizeof(unsigned));
+  static constexpr int kWords = TreeWords<BodyBlock>::kWords;
   static constexpr int kSharedIntsPerLane = kSharedLevels * kWords;
   static constexpr int kMaxLevels = 8;  // log2(kMaxTileParts)
 
@@ -798,7 +801,7 @@ struct SolveRigidWorldIterationsT {
                                                          unsigned* deep, size_t slots) {
     const auto storeLevel = [&](int level, const BodyBlock& p) {
       unsigned words[kWords];
-      memcpy(words, &p, sizeof(BodyBlock));
+      TreeWords<BodyBlock>::store(p, words);
       if (level < kSharedLevels) {
 #pragma unroll
         for (int w = 0; w < kWords; ++w) levelWords[(level * kWords + w) * lanes] = words[w];
@@ -818,9 +821,7 @@ struct SolveRigidWorldIterationsT {
 #pragma unroll
         for (int w = 0; w < kWords; ++w) words[w] = at[size_t(w) * slots];
       }
-      BodyBlock p;
-      memcpy(&p, words, sizeof(BodyBlock));
-      return p;
+      return TreeWords<BodyBlock>::load(words);
     };
     tile.finish(item, sumPartsOneLane(tile, item, storeLevel, loadLevel, WarpTreeDepth{}));
   }

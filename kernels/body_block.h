@@ -6,6 +6,8 @@
 // (kernels/rigid_body.h) factors it. Blocks are kept symmetric (H_ll, H_aa) by construction.
 #pragma once
 
+#include <cstring>
+
 #include "kernels/math.h"
 
 namespace weft {
@@ -16,6 +18,39 @@ struct BodyBlock {
   Mat33 hll;    // ∂²E/∂x² [N/m]
   Mat33 hal;    // angular rows × linear columns [N]
   Mat33 haa;    // ∂²E/∂θ² [N·m]
+
+  /// What a tile's tree keeps of a part between its additions (kernels/runtime/one_lane_tree.h,
+  /// TreeWords): f, τ, the lower triangles of H_ll and H_aa and all of H_al, the words the solve
+  /// reads (solveBodyBlock, kernels/rigid_body.h). A block loaded back has zero upper triangles,
+  /// so a tree's sum holds only its lower ones, and the upper ones' arithmetic in the parts is
+  /// dead (docs/PERFORMANCE.md, "The body tile's tree keeps the lower triangles").
+  static constexpr int kTreeWords = 27;
+  WEFT_HD void toTreeWords(unsigned (&w)[kTreeWords]) const {
+    float f[kTreeWords] = {force.x, force.y, force.z, torque.x, torque.y, torque.z};
+    int n = 6;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j <= i; ++j) f[n++] = hll.m[i][j];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) f[n++] = hal.m[i][j];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j <= i; ++j) f[n++] = haa.m[i][j];
+    memcpy(w, f, sizeof(f));
+  }
+  WEFT_HD static BodyBlock fromTreeWords(const unsigned (&w)[kTreeWords]) {
+    float f[kTreeWords];
+    memcpy(f, w, sizeof(f));
+    BodyBlock b{};
+    b.force = {f[0], f[1], f[2]};
+    b.torque = {f[3], f[4], f[5]};
+    int n = 6;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j <= i; ++j) b.hll.m[i][j] = f[n++];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) b.hal.m[i][j] = f[n++];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j <= i; ++j) b.haa.m[i][j] = f[n++];
+    return b;
+  }
 
   WEFT_HD BodyBlock& operator+=(const BodyBlock& o) {
     force += o.force;

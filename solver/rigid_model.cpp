@@ -362,10 +362,9 @@ RigidScratch::RigidScratch(const Device& dev, const RigidModel& model, RigidStat
     for (int c = 0; c < model.numColors; ++c)
       largestColor =
           std::max(largestColor, model.colorOffsets[size_t(c) + 1] - model.colorOffsets[size_t(c)]);
-    const size_t words =
-        oneLaneSpillWords(1 + model.maxJointsPerBody + SolveRigidBodyTile::kContactParts,
-                          largestColor, sizeof(BodyBlock) / sizeof(unsigned),
-                          SolveRigidBodyTileTwoSharedLevels::kOneLaneSharedLevels);
+    const size_t words = oneLaneSpillWords(
+        1 + model.maxJointsPerBody + SolveRigidBodyTile::kContactParts, largestColor,
+        TreeWords<BodyBlock>::kWords, SolveRigidBodyTileTwoSharedLevels::kOneLaneSharedLevels);
     if (words > 0) {
       oneLaneSpill = DeviceBuffer<unsigned>(device, words);
       oneLaneSpill.zero();

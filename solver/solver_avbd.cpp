@@ -49,7 +49,7 @@ SolverAVBD::SolverAVBD(const Device& device, const RigidModel& model,
     // The deep tree levels of every lane of the widest groups (32 lanes a world).
     const size_t words = oneLaneSpillWords(
         1 + model_.maxJointsPerBody + SolveRigidBodyTile::kContactParts, model_.worldRanges * 32,
-        sizeof(BodyBlock) / sizeof(unsigned), SolveRigidWorldIterations::kSharedLevels);
+        TreeWords<BodyBlock>::kWords, SolveRigidWorldIterations::kSharedLevels);
     if (device_.isCuda() && words > 0) worldSpill_ = DeviceBuffer<unsigned>(device_, words);
     if (device_.isCuda())
       worldTiles_ = DeviceBuffer<unsigned>(

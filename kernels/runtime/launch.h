@@ -23,7 +23,10 @@
 //                 of one-lane tiles beyond the first kOneLaneSharedLevels (launch_cuda.cuh), and
 //                 `static constexpr int kOneLaneMaxRegisters` (> 0: the one-lane entry's cap),
 //                 `static constexpr int kOneLaneBlocksPerSm` (> 0: the blocks of one-lane tiles
-//                 an SM's shared memory is sized for, the rest left to L1; carveSharedFor).
+//                 an SM's shared memory is sized for, the rest left to L1; carveSharedFor),
+//                 `static constexpr int kOneLaneTilesPerBlock` (> 0: at most that many one-lane
+//                 tiles a block; tileLayout). A Part may name the words a tree keeps of it
+//                 (`kTreeWords`; one_lane_tree.h, TreeWords).
 //                 launchTile(device, n, K{...}) gives every item one cooperative tile: the
 //                 tile's lanes evaluate the item's parts in parallel, a fixed-shape pairwise
 //                 tree (over part indices, padded to a power of two) sums them (each lane its

@@ -90,17 +90,15 @@ struct ElementsWithScratchBody {
   }
 };
 
-/// `value` of the lane `delta` above within the same `width`-lane segment of the warp (lanes of
-/// `mask`; a trivially copyable struct, shuffled word by word).
-template <class T>
-__device__ T shuffleDown(const T& value, int delta, unsigned mask, int width) {
-  static_assert(std::is_trivially_copyable_v<T> && sizeof(T) % sizeof(unsigned) == 0);
-  unsigned words[sizeof(T) / sizeof(unsigned)];
-  memcpy(words, &value, sizeof(T));
+/// Part `value` of the lane `delta` above within the same `width`-lane segment of the warp (lanes
+/// of `mask`), shuffled word by word: the words a tile's tree keeps of it (one_lane_tree.h,
+/// TreeWords).
+template <class P>
+__device__ P shuffleDown(const P& value, int delta, unsigned mask, int width) {
+  unsigned words[TreeWords<P>::kWords];
+  TreeWords<P>::store(value, words);
   for (unsigned& w : words) w = __shfl_down_sync(mask, w, unsigned(delta), width);
-  T out;
-  memcpy(&out, words, sizeof(T));
-  return out;
+  return TreeWords<P>::load(words);
 }
 
 /// The tree levels a one-lane tile of kernel K keeps in shared memory when K lends it global
@@ -127,6 +125,20 @@ inline constexpr int kOneLaneBlocksPerSmOf = [] {
     return 0;
 }();
 
+/// The tiles of a block of kernel K's one-lane launches (`kOneLaneTilesPerBlock`, launch.h), or 0:
+/// as many as kTileBlockThreads and the 48 KB default limit allow (tileLayout).
+template <class K>
+inline constexpr int kOneLaneTilesPerBlockOf = [] {
+  if constexpr (requires { K::kOneLaneTilesPerBlock; })
+    return K::kOneLaneTilesPerBlock;
+  else
+    return 0;
+}();
+
+/// Whether kernel K names the tiles of its one-lane blocks.
+template <class K>
+inline constexpr bool kFixesOneLaneTilesPerBlock = kOneLaneTilesPerBlockOf<K> > 0;
+
 /// Whether kernel K sizes its one-lane tiles' shared memory (carveSharedFor).
 template <class K>
 inline constexpr bool kCarvesOneLaneShared = kOneLaneBlocksPerSmOf<K> > 0;
@@ -138,8 +150,8 @@ inline constexpr bool kCarvesOneLaneShared = kOneLaneBlocksPerSmOf<K> > 0;
 template <class K>
 __host__ __device__ OneLaneSpill oneLaneSpillOf(const K& kernel, int slots, int count) {
   if constexpr (kLendsOneLaneSpill<K>) {
-    const size_t words = oneLaneSpillWords(
-        slots, count, sizeof(typename K::Part) / sizeof(unsigned), kOneLaneSharedLevelsOf<K>);
+    const size_t words = oneLaneSpillWords(slots, count, TreeWords<typename K::Part>::kWords,
+                                           kOneLaneSharedLevelsOf<K>);
     const OneLaneSpill spill = kernel.oneLaneSpill;
     if (words > 0 && spill.words && words <= spill.capacityWords) return spill;
   }
@@ -187,8 +199,7 @@ struct TilesBody {
       // global memory (OneLaneSpill) keeps only its first kOneLaneSharedLevelsOf<K> levels here and
       // the deeper ones there, word-major over the items; an item of at most
       // 2^kOneLaneSharedLevelsOf<K> parts never reaches them.
-      static_assert(std::is_trivially_copyable_v<Part> && sizeof(Part) % sizeof(unsigned) == 0);
-      constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
+      constexpr int kWords = TreeWords<Part>::kWords;
       const OneLaneSpill spill = oneLaneSpillOf(kernel, slotsPerTile, count);
       const int sharedLevels =
           spill.words ? kOneLaneSharedLevelsOf<K> : oneLaneLevels(slotsPerTile);
@@ -198,7 +209,7 @@ struct TilesBody {
       constexpr bool kLends = kLendsOneLaneSpill<K>;
       const auto storeLevel = [&](int level, const Part& p) {
         unsigned words[kWords];
-        memcpy(words, &p, sizeof(Part));
+        TreeWords<Part>::store(p, words);
         if (!kLends || level < sharedLevels) {
 #pragma unroll
           for (int w = 0; w < kWords; ++w)
@@ -222,9 +233,7 @@ struct TilesBody {
 #pragma unroll
           for (int w = 0; w < kWords; ++w) words[w] = deep[size_t(w) * size_t(count)];
         }
-        Part p;
-        memcpy(&p, words, sizeof(Part));
-        return p;
+        return TreeWords<Part>::load(words);
       };
       if constexpr (requires { requires K::kOneLaneWalksOwnDepth; })
         kernel.finish(item, sumPartsOneLane(kernel, item, storeLevel, loadLevel));
@@ -238,12 +247,12 @@ struct TilesBody {
       // (tileLayout: log2(slots / kTile) levels a lane, word w of level l of thread t at
       // [(l · words + w) · threads + t]), then the levels below kTile are shuffles: the same tree
       // as the slots below, without a shared slot per part.
-      constexpr int kWords = int(sizeof(Part) / sizeof(unsigned));
+      constexpr int kWords = TreeWords<Part>::kWords;
       const int threads = int(blockDim.x);
       unsigned* const levelWords = reinterpret_cast<unsigned*>(sharedBytes) + threadIdx.x;
       const auto storeLevel = [&](int level, const Part& p) {
         unsigned words[kWords];
-        memcpy(words, &p, sizeof(Part));
+        TreeWords<Part>::store(p, words);
 #pragma unroll
         for (int w = 0; w < kWords; ++w) levelWords[(level * kWords + w) * threads] = words[w];
       };
@@ -251,9 +260,7 @@ struct TilesBody {
         unsigned words[kWords];
 #pragma unroll
         for (int w = 0; w < kWords; ++w) words[w] = levelWords[(level * kWords + w) * threads];
-        Part p;
-        memcpy(&p, words, sizeof(Part));
-        return p;
+        return TreeWords<Part>::load(words);
       };
       const int parts = kernel.partCount(item);
       int width = 1;
@@ -269,18 +276,24 @@ struct TilesBody {
       if (lane == 0) kernel.finish(item, value);
       return;
     }
-    // A block-wide tile (one a block): a slot per part in shared memory.
-    Part* slots = reinterpret_cast<Part*>(sharedBytes) + tileInBlock * slotsPerTile;
+    // A block-wide tile (one a block): a slot per part in shared memory, its tree words.
+    using Words = unsigned[TreeWords<Part>::kWords];
+    Words* slots = reinterpret_cast<Words*>(sharedBytes) + tileInBlock * slotsPerTile;
     const int parts = kernel.partCount(item);
     int width = 1;
     while (width < parts) width *= 2;
-    for (int s = lane; s < width; s += kTile) slots[s] = s < parts ? kernel.part(item, s) : Part{};
+    for (int s = lane; s < width; s += kTile)
+      TreeWords<Part>::store(s < parts ? kernel.part(item, s) : Part{}, slots[s]);
     __syncthreads();
     for (int stride = width / 2; stride > 0; stride /= 2) {
-      for (int s = lane; s < stride; s += kTile) slots[s] += slots[s + stride];
+      for (int s = lane; s < stride; s += kTile) {
+        Part sum = TreeWords<Part>::load(slots[s]);
+        sum += TreeWords<Part>::load(slots[s + stride]);
+        TreeWords<Part>::store(sum, slots[s]);
+      }
       __syncthreads();
     }
-    if (lane == 0) kernel.finish(item, parts > 0 ? slots[0] : Part{});
+    if (lane == 0) kernel.finish(item, parts > 0 ? TreeWords<Part>::load(slots[0]) : Part{});
   }
 };
 
@@ -513,17 +526,19 @@ void tileLayout(const K& kernel, int count, int tile, int& slotsPerTile, int& ti
   const size_t perTile = size_t(tile == 1    ? levels
                                 : tile <= 32 ? tile * laneLevels
                                              : slotsPerTile) *
-                         sizeof(typename K::Part);
+                         TreeWords<typename K::Part>::kWords * sizeof(unsigned);
   tilesPerBlock = tile <= 32 ? kTileBlockThreads / tile : 1;
   while (tilesPerBlock > 1 && size_t(tilesPerBlock) * perTile > kDefaultSharedBytesPerBlock)
     tilesPerBlock /= 2;
+  if (tile == 1 && kFixesOneLaneTilesPerBlock<K>)
+    tilesPerBlock = std::min(tilesPerBlock, kOneLaneTilesPerBlockOf<K>);
   sharedBytes = size_t(tilesPerBlock) * perTile;
 }
 
 /// Sizes the shared memory of the SMs that run `Function` for `blocks` blocks of `sharedBytes`
 /// dynamic bytes each, and leaves the rest of the SM's 256 KB to L1: the preferred carveout, a
-/// hint the driver rounds up to its next configuration (on the H200, 6 blocks of 25,344 B ask for
-/// 68% and get 164 KB, Nsight Compute's launch__shared_mem_config_size). By default the driver
+/// hint the driver rounds up to its next configuration (on the H200, 6 blocks of 20,736 B ask for
+/// 56% and get 132 KB, Nsight Compute's launch__shared_mem_config_size). By default the driver
 /// gives a launch as much shared memory as its registers let blocks in, which can leave L1 too
 /// small for the loads those blocks wait on (docs/PERFORMANCE.md, "The motion since the step start
 /// from the row's C0"). Set once per shared size and device, before the launch (graph captures

@@ -4,9 +4,47 @@
 // both inline the same source (docs/DESIGN_NOTES.md, "FMA contraction in the tile kernels").
 #pragma once
 
+#include <cstring>
+#include <type_traits>
+
 #include "kernels/runtime/platform.h"
 
 namespace weft {
+
+/// How a tile's tree keeps a part between its additions (the one-lane levels in shared or global
+/// memory, the lanes' shuffles, the block-wide slots): `kWords` words. By default the part's
+/// bytes. A part that names `kTreeWords` (and `toTreeWords`, `fromTreeWords`) keeps only the words
+/// its kernel's finish reads: BodyBlock keeps its lower triangles, 27 words of 33
+/// (kernels/body_block.h). Every tile size and the per-world launch keep the same words, so the
+/// dropped ones are dead after part() in each alike (the same arithmetic, the same bits), and the
+/// tree stores, loads and shuffles fewer words.
+template <class P>
+struct TreeWords {
+  static constexpr bool kPacked = requires { P::kTreeWords; };
+  static constexpr int kWords = [] {
+    if constexpr (kPacked)
+      return int(P::kTreeWords);
+    else
+      return int(sizeof(P) / sizeof(unsigned));
+  }();
+  static_assert(std::is_trivially_copyable_v<P> && sizeof(P) % sizeof(unsigned) == 0);
+
+  WEFT_HD WEFT_FORCEINLINE static void store(const P& p, unsigned (&words)[kWords]) {
+    if constexpr (kPacked)
+      p.toTreeWords(words);
+    else
+      memcpy(words, &p, sizeof(P));
+  }
+  WEFT_HD WEFT_FORCEINLINE static P load(const unsigned (&words)[kWords]) {
+    if constexpr (kPacked) {
+      return P::fromTreeWords(words);
+    } else {
+      P p;
+      memcpy(&p, words, sizeof(P));
+      return p;
+    }
+  }
+};
 
 /// The slot that step i of a walk of a tree of 2^depth leaves takes: i with its `depth` low bits
 /// reversed.

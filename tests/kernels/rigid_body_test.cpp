@@ -12,6 +12,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "kernels/runtime/one_lane_tree.h"
 #include "math_test_support.h"
 
 namespace weft {
@@ -163,6 +164,37 @@ TEST(RigidBody, LdltSolveReadsOnlyLowerTriangles) {
     solveBodyBlock(garbage, dxG, dthetaG);
     EXPECT_EQ(dx, dxG);
     EXPECT_EQ(dtheta, dthetaG);
+  }
+}
+
+// A tile's tree keeps 27 words of a body block (kernels/runtime/one_lane_tree.h, TreeWords): every
+// word the solve reads survives bit for bit, the upper triangles come back zero, and the sum of
+// blocks kept that way solves to the bits of the full sum.
+TEST(RigidBody, TreeWordsKeepWhatTheSolveReads) {
+  static_assert(TreeWords<BodyBlock>::kWords == 27 && TreeWords<BodyBlock>::kPacked);
+  Random rng;
+  TRACE_SEED(rng);
+  for (int trial = 0; trial < 50; ++trial) {
+    const BodyBlock a = randomBlock(rng), b = randomBlock(rng);
+    unsigned words[TreeWords<BodyBlock>::kWords];
+    TreeWords<BodyBlock>::store(a, words);
+    const BodyBlock kept = TreeWords<BodyBlock>::load(words);
+    EXPECT_EQ(kept.force, a.force);
+    EXPECT_EQ(kept.torque, a.torque);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        EXPECT_EQ(kept.hal(i, j), a.hal(i, j));
+        EXPECT_EQ(kept.hll(i, j), j <= i ? a.hll(i, j) : 0.0f) << i << j;
+        EXPECT_EQ(kept.haa(i, j), j <= i ? a.haa(i, j) : 0.0f) << i << j;
+      }
+    BodyBlock full = a, tree = kept;
+    full += b;
+    tree += b;
+    Vec3 dx, dtheta, dxTree, dthetaTree;
+    solveBodyBlock(full, dx, dtheta);
+    solveBodyBlock(tree, dxTree, dthetaTree);
+    EXPECT_EQ(dx, dxTree);
+    EXPECT_EQ(dtheta, dthetaTree);
   }
 }
 
