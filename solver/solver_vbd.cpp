@@ -23,6 +23,10 @@ namespace {
 /// on all four cloth scenes; one thread per record slot of the buffer was slower, idle threads
 /// cost as much as a second pass.
 constexpr int kTruncationThreadsPerParticle = 64;
+/// ... and at most this many in all: eight waves of a full H100 (132 SMs × 2048 threads). A batch
+/// of millions of particles otherwise starts 64 threads for each, most of which only read the
+/// record count and leave (docs/PERFORMANCE.md, "The truncation's pairs").
+constexpr long long kMaxTruncationThreads = 1 << 21;
 
 }  // namespace
 
@@ -217,7 +221,8 @@ void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
   // writes them: the model carries the vertex adjacency).
   const SelfContactDetector& detector = *scratch.selfContact;
   const int threads = int(std::min<long long>(
-      static_cast<long long>(kTruncationThreadsPerParticle) * model_.numParticles, 1 << 30));
+      static_cast<long long>(kTruncationThreadsPerParticle) * model_.numParticles,
+      kMaxTruncationThreads));
   launch(device_, threads,
          ApplyPlanarTruncationByRecord{threads, sc.relaxation, sc.edgeParallelEpsilon,
                                        scratch.anchors.data(), scratch.displacements.data(),
