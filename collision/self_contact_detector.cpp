@@ -77,6 +77,11 @@ SelfContactDetector::SelfContactDetector(const Device& device, const SelfContact
     recordOffsets_ = DeviceBuffer<int>(device, n);
     recordOffsets_.zero();
     records_ = DeviceBuffer<ContactRecord>(device, recordCapacity());
+    truncationTotals_ = DeviceBuffer<int>(device, 2 * n);
+    truncationTotals_.zero();
+    truncationOffsets_ = DeviceBuffer<int>(device, 2 * n);
+    truncationOffsets_.zero();
+    truncationPairs_ = DeviceBuffer<ContactRecord>(device, truncationPairCapacity());
     if (device.isCuda()) {
 #if defined(__CUDACC__)
       size_t bytes = 0;
@@ -211,6 +216,13 @@ size_t SelfContactDetector::recordCapacity() const {
                           1);
 }
 
+size_t SelfContactDetector::truncationPairCapacity() const {
+  // Every vertex list once (kind 3), every edge list once (kind 4, under its first endpoint).
+  return std::max<size_t>(size_t(topology_.numParticles) * size_t(vtCapacity_) +
+                              size_t(topology_.numEdges) * size_t(eeCapacity_),
+                          1);
+}
+
 void SelfContactDetector::writeParticleRecords(const ListGate& gate) {
   const ParticleContactLists lists{topology_.triangleOffsets,
                                    topology_.triangleEntries,
@@ -220,21 +232,34 @@ void SelfContactDetector::writeParticleRecords(const ListGate& gate) {
                                    triangleVertices(),
                                    edgeEdges()};
   const int n = topology_.numParticles;
-  // Kept lists leave the totals as they were, so the scan (not gated) gives the same offsets.
-  launch(device_, n, CountParticleSelfContacts{lists, recordTotals_.data(), gate});
-  if (device_.isCuda()) {
-#if defined(__CUDACC__)
-    size_t bytes = scanStorage_.size();
-    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, recordTotals_.data(),
-                                                  recordOffsets_.data(), n + 1,
-                                                  static_cast<cudaStream_t>(device_.stream())));
-#endif
-  } else {
-    std::exclusive_scan(recordTotals_.data(), recordTotals_.data() + n + 1, recordOffsets_.data(),
-                        0);
-  }
+  // Three counts a particle: its records, its kind-3 and its kind-4 records (the truncation's
+  // pairs, in two runs of numParticles + 1: vertex–triangle, then edge–edge).
+  int* const vertexTriangleTotals = truncationTotals_.data();
+  int* const edgeEdgeTotals = vertexTriangleTotals + (n + 1);
   launch(device_, n,
-         WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(), gate});
+         CountParticleSelfContacts{lists, recordTotals_.data(), gate, vertexTriangleTotals,
+                                   edgeEdgeTotals});
+  // Kept lists leave the totals as they were, so the scans (not gated) give the same offsets.
+  const auto scan = [&](const int* totals, int* offsets) {
+    if (device_.isCuda()) {
+#if defined(__CUDACC__)
+      size_t bytes = scanStorage_.size();
+      WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, totals, offsets,
+                                                    n + 1,
+                                                    static_cast<cudaStream_t>(device_.stream())));
+#endif
+    } else {
+      std::exclusive_scan(totals, totals + n + 1, offsets, 0);
+    }
+  };
+  scan(recordTotals_.data(), recordOffsets_.data());
+  scan(vertexTriangleTotals, truncationOffsets_.data());
+  scan(edgeEdgeTotals, truncationOffsets_.data() + (n + 1));
+  const TruncationPairsOut truncation{
+      truncationOffsets_.data(), truncationOffsets_.data() + (n + 1), n, truncationPairs_.data()};
+  launch(
+      device_, n,
+      WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(), gate, truncation});
 }
 
 std::vector<ContactCount> SelfContactDetector::counts(const ContactStatus& s) const {
@@ -254,6 +279,8 @@ void SelfContactDetector::resize(std::span<const int> capacities) {
   resizeList(capacities[2], tvCapacity_, tvItems_, topology_.numTriangles);
   if (writesParticleRecords() && records_.size() < recordCapacity())
     records_ = DeviceBuffer<ContactRecord>(device_, recordCapacity());
+  if (writesParticleRecords() && truncationPairs_.size() < truncationPairCapacity())
+    truncationPairs_ = DeviceBuffer<ContactRecord>(device_, truncationPairCapacity());
   if (settings_.traversal == DetectionTraversal::Cooperative) {
     if (vtHits_.size() != vtItems_.size()) vtHits_ = DeviceBuffer<int>(device_, vtItems_.size());
     if (eeHits_.size() != eeItems_.size()) eeHits_ = DeviceBuffer<int>(device_, eeItems_.size());

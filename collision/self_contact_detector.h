@@ -11,10 +11,11 @@
 // Each list primitive owns `capacity` slots; kernels always write the true count and raise the
 // ContactStatus maxima. With the vertex adjacency in the topology, detect() also writes every
 // particle's pairs as one flat list of records in gather order (particleRecordOffsets(),
-// particleRecords(); kernels/particle_contact_records.cuh), sized from the capacities so that it
-// always fits. Between frames the owner asks growIfOverflowed() (ContactDetector,
-// collision/contact_detector.h), which reads the status and reallocates any list that
-// overflowed; the frame is then run again.
+// particleRecords(); kernels/particle_contact_records.cuh), and the truncation's pairs
+// (truncationPairs()), each sized from the capacities so that it always fits. Between frames the
+// owner asks growIfOverflowed() (ContactDetector, collision/contact_detector.h), which reads the
+// status and reallocates any list that overflowed; the frame is then run again.
+//
 // rebuild() rebuilds both trees from scratch (refit-only trees degrade under large motion; the
 // reference rebuilds cloth_twist's trees every 10 frames).
 //
@@ -109,6 +110,16 @@ class SelfContactDetector final : public ContactDetector {
   /// Every particle's pairs in gather order (empty without the adjacency in the topology).
   const int* particleRecordOffsets() const { return recordOffsets_.data(); }
   const ContactRecord* particleRecords() const { return records_.data(); }
+  /// The truncation's pairs: every vertex–triangle list entry (kind 3), then every edge–edge
+  /// list entry (kind 4), each once (kernels/particle_contact_records.cuh); their two counts on
+  /// the device (one int each).
+  const ContactRecord* truncationPairs() const { return truncationPairs_.data(); }
+  const int* truncationVertexTrianglePairs() const {
+    return truncationOffsets_.data() + topology_.numParticles;
+  }
+  const int* truncationEdgeEdgePairs() const {
+    return truncationOffsets_.data() + 2 * (topology_.numParticles + 1) - 1;
+  }
   bool writesParticleRecords() const { return topology_.triangleOffsets != nullptr; }
   const Lbvh& triangleBvh() const { return *triangleBvh_; }
   const Lbvh& edgeBvh() const { return *edgeBvh_; }
@@ -139,6 +150,8 @@ class SelfContactDetector final : public ContactDetector {
   bool keepsLists() const { return settings_.reuseSlack > 0.0f; }
   /// Records that always fit: every list full, for every particle it contributes to.
   size_t recordCapacity() const;
+  /// Truncation pairs that always fit: every vertex and every edge list full.
+  size_t truncationPairCapacity() const;
 
   const Device& device_;
   SelfContactTopology topology_;
@@ -154,10 +167,13 @@ class SelfContactDetector final : public ContactDetector {
   DeviceBuffer<int> tvItems_, tvCounts_;  // (numTriangles x tvCapacity_), (numTriangles)
   DeviceBuffer<ContactStatus> status_;    // (1)
   // Per-particle records (kernels/particle_contact_records.cuh).
-  DeviceBuffer<int> recordTotals_;           // (numParticles + 1) pairs per particle, last 0
-  DeviceBuffer<int> recordOffsets_;          // (numParticles + 1) their exclusive scan
-  DeviceBuffer<ContactRecord> records_;      // (recordCapacity())
-  DeviceBuffer<unsigned char> scanStorage_;  // CUB's scratch for the scan
+  DeviceBuffer<int> recordTotals_;       // (numParticles + 1) pairs per particle, last 0
+  DeviceBuffer<int> recordOffsets_;      // (numParticles + 1) their exclusive scan
+  DeviceBuffer<ContactRecord> records_;  // (recordCapacity())
+  // (2 (numParticles + 1)) kind-3 pairs per particle (last 0), then kind-4 pairs; their scans
+  DeviceBuffer<int> truncationTotals_, truncationOffsets_;
+  DeviceBuffer<ContactRecord> truncationPairs_;  // (truncationPairCapacity())
+  DeviceBuffer<unsigned char> scanStorage_;      // CUB's scratch for the scans
   // Kept lists (reuseSlack > 0; empty otherwise).
   DeviceBuffer<Vec3> listPositions_;  // (numParticles) where the lists were found
   // (worlds + 1): build world w's lists again?, then: any world's? (the trees' refit)

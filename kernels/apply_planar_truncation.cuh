@@ -10,13 +10,13 @@
 // changes the planes of all pairs it belongs to. Pairs whose sides move too little to reach any
 // plane leave after a few dot products (vertexTriangleMayTruncate, edgeEdgeMayTruncate).
 //
-// The pairs are read from the records of the last detection (particle_contact_records.cuh), which
-// hold every vertex–triangle list entry once as kind 3 (id = the vertex) and every edge–edge list
-// entry once as kind 4 (id = the owner edge): exactly the pairs of the lists (each edge–edge pair
-// twice, once from each edge's list, as the reference). The record count is known only on the
-// device, so a fixed number of threads strides over the records; any thread count and any block
+// The pairs are the truncation pairs of the last detection (particle_contact_records.cuh): every
+// vertex–triangle list entry once as a kind-3 record (id = the vertex), then every edge–edge list
+// entry once as a kind-4 record (id = the owner edge): exactly the pairs of the lists (each
+// edge–edge pair twice, once from each edge's list, as the reference). Their count is known only
+// on the device, so a bounded number of threads strides over them; any thread count and any block
 // size give the same factors.
-// Reads:  anchors p_cd, displacements Δ, the particle records.
+// Reads:  anchors p_cd, displacements Δ, the truncation pairs.
 // Writes: truncation factors ts (atomic min; apply_truncation_ts resets them to 1 after use).
 #pragma once
 
@@ -64,26 +64,27 @@ WEFT_HD inline void truncateEdgeEdge(const Int4& own, const Int4& other,
 struct ApplyPlanarTruncationByRecord {
   static constexpr KernelId kId = KernelId::apply_planar_truncation_by_record;
 
-  int threads;                             // the launch's thread count (the stride)
-  float relaxation;                        // γ (0.85)
-  float parallelEpsilon;                   // (1e-5)
-  const Vec3* __restrict__ anchors;        // (numParticles) p_cd [m]
-  const Vec3* __restrict__ displacements;  // (numParticles) Δ [m]
-  const Int3* __restrict__ triangles;      // (numTriangles)
-  const Int4* __restrict__ edges;          // (numEdges)
-  const int* __restrict__ recordCount;     // (1) the records' total (offsets[numParticles])
-  const ContactRecord* __restrict__ records;
+  int threads;                                  // the launch's thread count (the stride)
+  float relaxation;                             // γ (0.85)
+  float parallelEpsilon;                        // (1e-5)
+  const Vec3* __restrict__ anchors;             // (numParticles) p_cd [m]
+  const Vec3* __restrict__ displacements;       // (numParticles) Δ [m]
+  const Int3* __restrict__ triangles;           // (numTriangles)
+  const Int4* __restrict__ edges;               // (numEdges)
+  const int* __restrict__ vertexTrianglePairs;  // (1) how many kind-3 pairs lead the list
+  const int* __restrict__ edgeEdgePairs;        // (1) how many kind-4 pairs follow them
+  const ContactRecord* __restrict__ pairs;
   float* __restrict__ factors;  // (numParticles) ts, atomic min
 
   WEFT_HD void operator()(int thread) const {
-    const int total = *recordCount;
+    const int vertexTriangle = *vertexTrianglePairs;
+    const int total = vertexTriangle + *edgeEdgePairs;
     for (int k = thread; k < total; k += threads) {
-      const ContactRecord r = records[k];
-      const int kind = r.kind();
-      if (kind == 3)
+      const ContactRecord r = pairs[k];
+      if (k < vertexTriangle)
         truncateVertexTriangle(r.id(), triangles[r.partner], anchors, displacements, relaxation,
                                parallelEpsilon, factors);
-      else if (kind == 4)
+      else
         truncateEdgeEdge(edges[r.id()], edges[r.partner], anchors, displacements, relaxation,
                          parallelEpsilon, factors);
     }

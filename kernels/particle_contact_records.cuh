@@ -11,12 +11,21 @@
 //
 //   count_particle_self_contacts   one thread per particle: totals[v] = its number of pairs
 //   (exclusive scan of totals → offsets, CUB on CUDA, std::exclusive_scan on the CPU)
-//   write_particle_self_contacts   one thread per particle: writes its records at offsets[v]
+//   write_particle_self_contacts   one thread per particle: writes its records at offsets[v],
+//                                  and its truncation pairs (below)
 //
 // A record is two ints: `partner` and `code` = kind << 28 | id, with kind 0..2 = v is corner
 // `kind` of triangle id and partner the vertex near it; kind 3 = v's own vertex–triangle pair with
 // triangle partner (id = v); kind 4, 5 = v is endpoint kind − 4 of edge id, partner the other
 // edge. Lists that overflowed contribute what they stored (the frame is then run again).
+//
+// The truncation pairs (kernels/apply_planar_truncation.cuh) are the records of kinds 3 and 4
+// alone: every vertex–triangle list entry once (under its vertex) and every edge–edge list entry
+// once (under its edge's first endpoint), as a second flat list: first every particle's kind-3
+// records, in particle order, then every particle's kind-4 records. The truncation evaluates each
+// pair once, whatever its order, so it reads no records of the kinds that repeat a pair for the
+// gather (0..2, 5), and a warp's lanes mostly take the same one of the two pair tests. Their
+// offsets are two more scans, of the per-particle counts of each kind.
 #pragma once
 
 #include "kernels/list_gate.h"
@@ -81,6 +90,23 @@ struct ParticleContactLists {
       if (edgeEntries[a + 1] >= 2) total += stored(edgeEdges, edgeEntries[a]);
     return total;
   }
+  /// The number of v's records of kind 4 (the lists of the edges whose first endpoint v is).
+  WEFT_HD int firstEndpointEdgePairs(int v) const {
+    int total = 0;
+    for (int a = edgeOffsets[v]; a < edgeOffsets[v + 1]; a += 2)
+      if (edgeEntries[a + 1] == 2) total += stored(edgeEdges, edgeEntries[a]);
+    return total;
+  }
+};
+
+/// Where write_particle_self_contacts puts the truncation pairs (null `pairs`: it writes none).
+/// vertexTriangleOffsets / edgeEdgeOffsets: exclusive scans of the per-particle counts of kinds
+/// 3 and 4 (numParticles + 1 each); the kind-4 pairs start after all kind-3 ones.
+struct TruncationPairsOut {
+  const int* __restrict__ vertexTriangleOffsets = nullptr;
+  const int* __restrict__ edgeEdgeOffsets = nullptr;
+  int numParticles = 0;
+  ContactRecord* __restrict__ pairs = nullptr;  // (both totals) out
 };
 
 struct CountParticleSelfContacts {
@@ -88,9 +114,16 @@ struct CountParticleSelfContacts {
   ParticleContactLists lists;
   int* __restrict__ totals;  // (numParticles) out
   ListGate gate = {};        // kept lists: only worlds whose lists are built again
+  // (numParticles each) out: v's records of kinds 3 and 4 (the truncation pairs), or null
+  int* __restrict__ vertexTriangleTotals = nullptr;
+  int* __restrict__ edgeEdgeTotals = nullptr;
   WEFT_HD void operator()(int v) const {
     if (!gate.builds(v)) return;
     totals[v] = lists.count(v);
+    if (vertexTriangleTotals) {
+      vertexTriangleTotals[v] = ParticleContactLists::stored(lists.vertexTriangles, v);
+      edgeEdgeTotals[v] = lists.firstEndpointEdgePairs(v);
+    }
   }
 };
 
@@ -100,10 +133,24 @@ struct WriteParticleSelfContacts {
   const int* __restrict__ offsets;      // (numParticles + 1) exclusive scan of the totals
   ContactRecord* __restrict__ records;  // (offsets[numParticles]) out
   ListGate gate = {};                   // as CountParticleSelfContacts::gate
+  TruncationPairsOut truncation = {};
   WEFT_HD void operator()(int v) const {
     if (!gate.builds(v)) return;
     ContactRecord* out = records + offsets[v];
-    lists.forEach(v, [&](const ContactRecord& r) { *out++ = r; });
+    if (!truncation.pairs) {
+      lists.forEach(v, [&](const ContactRecord& r) { *out++ = r; });
+      return;
+    }
+    const TruncationPairsOut& t = truncation;
+    ContactRecord* vertexTriangle = t.pairs + t.vertexTriangleOffsets[v];
+    ContactRecord* edgeEdge =
+        t.pairs + t.vertexTriangleOffsets[t.numParticles] + t.edgeEdgeOffsets[v];
+    lists.forEach(v, [&](const ContactRecord& r) {
+      *out++ = r;
+      const int kind = r.kind();
+      if (kind == 3) *vertexTriangle++ = r;
+      if (kind == 4) *edgeEdge++ = r;
+    });
   }
 };
 

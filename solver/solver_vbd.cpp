@@ -17,15 +17,15 @@ namespace weft {
 
 namespace {
 
-/// Threads of the per-pair truncation, per particle: they stride over the records, whose count
-/// only the device knows (~100 per particle in the contact-heavy scenes). Measured on the H100
-/// (docs/PERFORMANCE.md, "The truncation, one thread per pair"): 64 was the fastest of 8 ... 1024
-/// on all four cloth scenes; one thread per record slot of the buffer was slower, idle threads
-/// cost as much as a second pass.
+/// Threads of the per-pair truncation, per particle: they stride over the pairs, whose count
+/// only the device knows. Measured on the H100 (docs/PERFORMANCE.md, "The truncation, one thread
+/// per pair"): 64 was the fastest of 8 ... 1024 on all four cloth scenes (then over the records,
+/// ~100 per particle in the contact-heavy scenes); one thread per record slot of the buffer was
+/// slower, idle threads cost as much as a second pass.
 constexpr int kTruncationThreadsPerParticle = 64;
 /// ... and at most this many in all: eight waves of a full H100 (132 SMs × 2048 threads). A batch
 /// of millions of particles otherwise starts 64 threads for each, most of which only read the
-/// record count and leave (docs/PERFORMANCE.md, "The truncation's pairs").
+/// pair count and leave (docs/PERFORMANCE.md, "The truncation's pairs").
 constexpr long long kMaxTruncationThreads = 1 << 21;
 
 }  // namespace
@@ -217,18 +217,18 @@ void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
                              nullptr, scratch.displacements.data(), state.positions.data()});
     return;
   }
-  // One thread per pair, over the records of the last detection (the solver's detector always
-  // writes them: the model carries the vertex adjacency).
+  // One thread per pair, over the truncation pairs of the last detection (the solver's detector
+  // always writes them: the model carries the vertex adjacency).
   const SelfContactDetector& detector = *scratch.selfContact;
   const int threads = int(std::min<long long>(
       static_cast<long long>(kTruncationThreadsPerParticle) * model_.numParticles,
       kMaxTruncationThreads));
   launch(device_, threads,
-         ApplyPlanarTruncationByRecord{threads, sc.relaxation, sc.edgeParallelEpsilon,
-                                       scratch.anchors.data(), scratch.displacements.data(),
-                                       model_.triangles.data(), model_.edges.data(),
-                                       detector.particleRecordOffsets() + model_.numParticles,
-                                       detector.particleRecords(), scratch.truncation.data()});
+         ApplyPlanarTruncationByRecord{
+             threads, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
+             scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
+             detector.truncationVertexTrianglePairs(), detector.truncationEdgeEdgePairs(),
+             detector.truncationPairs(), scratch.truncation.data()});
   // The isotropic clamp keeps pairs that were farther apart than the margin (so undetected)
   // from closing that gap within one detection window.
   launch(device_, model_.numParticles,

@@ -11,11 +11,14 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <random>
 #include <set>
 
+#include "kernels/apply_planar_truncation.cuh"
 #include "kernels/closest_point.h"
 #include "kernels/runtime/errors.h"
+#include "kernels/runtime/launch.h"
 #include "solver/cloth_builder.h"
 #include "solver/contact_filter.h"
 #include "test_support.h"
@@ -321,7 +324,8 @@ TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnC
 
 // The per-particle records list every pair of each particle, in gather order: its own
 // vertex–triangle list (kind 3), its triangles' vertex lists (kind = its corner), the edge–edge
-// lists of the edges it is an endpoint of (kind 4 + endpoint), rebuilt here from the lists.
+// lists of the edges it is an endpoint of (kind 4 + endpoint), rebuilt here from the lists. The
+// truncation's pairs are the kind-3 records of every particle, then the kind-4 ones.
 void expectRecordsInGatherOrder(const Device& device) {
   const unsigned seed = test::testSeed();
   SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
@@ -341,6 +345,15 @@ void expectRecordsInGatherOrder(const Device& device) {
   detail::downloadBytes(device, records.data(), f.detector->particleRecords(),
                         records.size() * sizeof(ContactRecord));
   ASSERT_EQ(offsets[0], 0);
+  // The truncation's pairs: every particle's kind-3 records, then every particle's kind-4 ones.
+  int pairCounts[2];
+  detail::downloadBytes(device, &pairCounts[0], f.detector->truncationVertexTrianglePairs(),
+                        sizeof(int));
+  detail::downloadBytes(device, &pairCounts[1], f.detector->truncationEdgeEdgePairs(), sizeof(int));
+  std::vector<ContactRecord> pairs(size_t(pairCounts[0] + pairCounts[1]));
+  detail::downloadBytes(device, pairs.data(), f.detector->truncationPairs(),
+                        pairs.size() * sizeof(ContactRecord));
+  std::vector<std::array<int, 3>> expectedPairs[2];  // kind 3, kind 4: (kind, id, partner)
   size_t total = 0;
   for (int v = 0; v < n; ++v) {
     std::vector<std::array<int, 3>> expected;  // (kind, id, partner)
@@ -359,10 +372,22 @@ void expectRecordsInGatherOrder(const Device& device) {
       const ContactRecord& r = records[size_t(offsets[size_t(v)]) + j];
       ASSERT_EQ((std::array<int, 3>{r.kind(), r.id(), r.partner}), expected[j])
           << "particle " << v << ", record " << j;
+      if (expected[j][0] == 3 || expected[j][0] == 4)
+        expectedPairs[expected[j][0] - 3].push_back(expected[j]);
     }
     total += expected.size();
   }
   EXPECT_GT(total, 1000u) << "the test mesh should have many pairs";
+  ASSERT_EQ(pairCounts[0], int(expectedPairs[0].size()));
+  ASSERT_EQ(pairCounts[1], int(expectedPairs[1].size()));
+  EXPECT_GT(pairCounts[0], 100) << "the test mesh should have many vertex-triangle pairs";
+  EXPECT_GT(pairCounts[1], 100) << "the test mesh should have many edge-edge pairs";
+  for (size_t j = 0; j < pairs.size(); ++j) {
+    const size_t vt = expectedPairs[0].size();
+    const std::array<int, 3>& e = j < vt ? expectedPairs[0][j] : expectedPairs[1][j - vt];
+    ASSERT_EQ((std::array<int, 3>{pairs[j].kind(), pairs[j].id(), pairs[j].partner}), e)
+        << "truncation pair " << j;
+  }
 }
 
 TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCpu) {
@@ -372,6 +397,66 @@ TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCpu) {
 TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCuda) {
   WEFT_REQUIRE_CUDA(gpu);
   expectRecordsInGatherOrder(*gpu);
+}
+
+// The truncation over the detector's pairs gives every vertex the smallest factor of all pairs of
+// the lists, each vertex–triangle entry and each edge–edge entry evaluated (so every edge–edge
+// pair from both edges, as the reference), found here by walking the lists themselves; any
+// thread count gives the same factors.
+void expectTruncationOverEveryListPair(const Device& device) {
+  const unsigned seed = test::testSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
+  const Mesh mesh = crumpledGrid(10, seed);
+  Fixture f(device, mesh, {0.06f, 0.0f, 2, DetectionTraversal::Cooperative, 64});
+  f.detector->detect(f.current.data());
+  ASSERT_TRUE(f.detector->fits(f.detector->readStatus()));
+  const ModelDesc& d = mesh.desc;
+  const int n = d.numParticles();
+  const Lists vt = Fixture::read(f.detector->vertexTriangles(), n, device);
+  const Lists ee = Fixture::read(f.detector->edgeEdges(), d.numEdges(), device);
+  // Displacements of up to twice the margin, so that many pairs truncate and many do not.
+  std::mt19937 rng(seed + 1);
+  std::uniform_real_distribution<float> step(-0.12f, 0.12f);
+  std::vector<Vec3> displacements(static_cast<size_t>(n));
+  for (Vec3& dx : displacements) dx = {step(rng), step(rng), step(rng)};
+  const float relaxation = 0.85f, parallelEpsilon = 1e-5f;
+  std::vector<float> expected(static_cast<size_t>(n), 1.0f);
+  for (int v = 0; v < n; ++v)
+    for (int t : vt[size_t(v)])
+      truncateVertexTriangle(v, d.triangles[size_t(t)], mesh.current.data(), displacements.data(),
+                             relaxation, parallelEpsilon, expected.data());
+  for (int e = 0; e < d.numEdges(); ++e)
+    for (int other : ee[size_t(e)])
+      truncateEdgeEdge(d.edges[size_t(e)], d.edges[size_t(other)], mesh.current.data(),
+                       displacements.data(), relaxation, parallelEpsilon, expected.data());
+  const long long truncated =
+      std::count_if(expected.begin(), expected.end(), [](float t) { return t < 1.0f; });
+  EXPECT_GT(truncated, 20) << "the test should truncate many vertices";
+  EXPECT_LT(truncated, n) << "the test should leave some vertices untruncated";
+  const DeviceBuffer<Vec3> dx(device, displacements);
+  for (int threads : {1, 7, 256, 1 << 16}) {
+    SCOPED_TRACE(std::to_string(threads) + " threads");
+    DeviceBuffer<float> factors(device, std::vector<float>(static_cast<size_t>(n), 1.0f));
+    launch(device, threads,
+           ApplyPlanarTruncationByRecord{threads, relaxation, parallelEpsilon, f.current.data(),
+                                         dx.data(), f.triangles.data(), f.edges.data(),
+                                         f.detector->truncationVertexTrianglePairs(),
+                                         f.detector->truncationEdgeEdgePairs(),
+                                         f.detector->truncationPairs(), factors.data()});
+    const std::vector<float> got = factors.download();
+    for (int v = 0; v < n; ++v)
+      ASSERT_EQ(std::bit_cast<int>(got[size_t(v)]), std::bit_cast<int>(expected[size_t(v)]))
+          << "vertex " << v << ": " << got[size_t(v)] << " vs " << expected[size_t(v)];
+  }
+}
+
+TEST(SelfContactDetector, TruncationOverItsPairsIsTheMinimumOverEveryListPairOnCpu) {
+  expectTruncationOverEveryListPair(*test::openCpu());
+}
+
+TEST(SelfContactDetector, TruncationOverItsPairsIsTheMinimumOverEveryListPairOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectTruncationOverEveryListPair(*gpu);
 }
 
 /// Every pair of `sub` is in `super` (row by row).
