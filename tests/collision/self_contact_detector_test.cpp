@@ -322,22 +322,37 @@ TEST(SelfContactDetector, OverflowIsCountedExactlyAndGrownListsHoldEverythingOnC
   expectOverflowCountedAndGrown(*gpu);
 }
 
+/// The crumpled sheet of the test seed with its lists found once (room for every pair), and its
+/// vertex–triangle and edge–edge lists as read back.
+struct DetectedSheet {
+  explicit DetectedSheet(const Device& device)
+      : seed(test::testSeed()),
+        mesh(crumpledGrid(10, seed)),
+        fixture(device, mesh, {0.06f, 0.0f, 2, DetectionTraversal::Cooperative, 64}) {
+    fixture.detector->detect(fixture.current.data());
+    vt = Fixture::read(fixture.detector->vertexTriangles(), mesh.desc.numParticles(), device);
+    ee = Fixture::read(fixture.detector->edgeEdges(), mesh.desc.numEdges(), device);
+  }
+  unsigned seed;
+  Mesh mesh;
+  Fixture fixture;
+  Lists vt, ee;
+};
+
 // The per-particle records list every pair of each particle, in gather order: its own
 // vertex–triangle list (kind 3), its triangles' vertex lists (kind = its corner), the edge–edge
 // lists of the edges it is an endpoint of (kind 4 + endpoint), rebuilt here from the lists. The
 // truncation's pairs are the kind-3 records of every particle, then the kind-4 ones.
 void expectRecordsInGatherOrder(const Device& device) {
-  const unsigned seed = test::testSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
-  const Mesh mesh = crumpledGrid(10, seed);
-  Fixture f(device, mesh, {0.06f, 0.0f, 2, DetectionTraversal::Cooperative, 64});
-  f.detector->detect(f.current.data());
+  const DetectedSheet sheet(device);
+  SCOPED_TRACE("seed " + std::to_string(sheet.seed) + " (WEFT_TEST_SEED replays it)");
+  const Fixture& f = sheet.fixture;
   ASSERT_TRUE(f.detector->fits(f.detector->readStatus()));
-  const ModelDesc& d = mesh.desc;
+  const ModelDesc& d = sheet.mesh.desc;
   const int n = d.numParticles();
-  const Lists vt = Fixture::read(f.detector->vertexTriangles(), n, device);
+  const Lists& vt = sheet.vt;
+  const Lists& ee = sheet.ee;
   const Lists tv = Fixture::read(f.detector->triangleVertices(), d.numTriangles(), device);
-  const Lists ee = Fixture::read(f.detector->edgeEdges(), d.numEdges(), device);
   std::vector<int> offsets(size_t(n) + 1);
   detail::downloadBytes(device, offsets.data(), f.detector->particleRecordOffsets(),
                         offsets.size() * sizeof(int));
@@ -404,18 +419,17 @@ TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCuda) {
 // pair from both edges, as the reference), found here by walking the lists themselves; any
 // thread count gives the same factors.
 void expectTruncationOverEveryListPair(const Device& device) {
-  const unsigned seed = test::testSeed();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (WEFT_TEST_SEED replays it)");
-  const Mesh mesh = crumpledGrid(10, seed);
-  Fixture f(device, mesh, {0.06f, 0.0f, 2, DetectionTraversal::Cooperative, 64});
-  f.detector->detect(f.current.data());
+  const DetectedSheet sheet(device);
+  SCOPED_TRACE("seed " + std::to_string(sheet.seed) + " (WEFT_TEST_SEED replays it)");
+  const Fixture& f = sheet.fixture;
   ASSERT_TRUE(f.detector->fits(f.detector->readStatus()));
+  const Mesh& mesh = sheet.mesh;
   const ModelDesc& d = mesh.desc;
   const int n = d.numParticles();
-  const Lists vt = Fixture::read(f.detector->vertexTriangles(), n, device);
-  const Lists ee = Fixture::read(f.detector->edgeEdges(), d.numEdges(), device);
+  const Lists& vt = sheet.vt;
+  const Lists& ee = sheet.ee;
   // Displacements of up to twice the margin, so that many pairs truncate and many do not.
-  std::mt19937 rng(seed + 1);
+  std::mt19937 rng(sheet.seed + 1);
   std::uniform_real_distribution<float> step(-0.12f, 0.12f);
   std::vector<Vec3> displacements(static_cast<size_t>(n));
   for (Vec3& dx : displacements) dx = {step(rng), step(rng), step(rng)};
