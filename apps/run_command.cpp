@@ -42,7 +42,7 @@ namespace {
 /// Candidate pairs one list build found, averaged over the last frame's builds (0 without any).
 long long lastFramePairsPerBuild(const ClothPart::ContactReport& contacts) {
   const ContactStatus& last = contacts.lastFrame;
-  return last.listBuilds > 0 ? static_cast<long long>(last.totalPairs) / last.listBuilds : 0;
+  return last.listBuilds > 0 ? last.totalPairs / last.listBuilds : 0;
 }
 
 double median(std::vector<double> values) {

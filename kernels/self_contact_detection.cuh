@@ -64,8 +64,10 @@ struct ContactStatus {
   int maxVertexTriangle = 0;  // largest candidate count of a vertex
   int maxEdgeEdge = 0;        // largest candidate count of an edge
   int maxTriangleVertex = 0;  // largest count of vertices near one triangle
-  int totalPairs = 0;  // vertex–triangle plus edge–edge candidates, summed over detections
-  int listBuilds = 0;  // detections that built the lists (the others kept them: reuseSlack)
+  int listBuilds = 0;         // detections that built the lists (the others kept them: reuseSlack)
+  // Vertex–triangle plus edge–edge candidates, summed over detections: 64 bits, since a frame of
+  // a large batch passes 2^31 (cloth_rollers: 121,752 a world and detection, 30 detections).
+  long long totalPairs = 0;
 };
 
 /// A fixed-stride candidate list per primitive: slots [i·capacity, i·capacity + capacity).
@@ -123,7 +125,7 @@ struct VertexTriangleQuery {
   WEFT_HD void record(int v, int count) const {
     out.counts[v] = count;
     atomicMaxInt(&status->maxVertexTriangle, count);
-    if (count > 0) atomicAddInt(&status->totalPairs, count);
+    if (count > 0) atomicAddLongLong(&status->totalPairs, count);
   }
 
   template <class Traverse>
@@ -216,7 +218,7 @@ struct EdgeEdgeQuery {
   WEFT_HD void record(int e, int count) const {
     out.counts[e] = count;
     atomicMaxInt(&status->maxEdgeEdge, count);
-    if (count > 0) atomicAddInt(&status->totalPairs, count);
+    if (count > 0) atomicAddLongLong(&status->totalPairs, count);
   }
 
   /// Whether edge e looks for its neighbours (quiet edges do not: held, their pairs are in the

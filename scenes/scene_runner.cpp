@@ -29,16 +29,14 @@ class SimulationRunner final : public SceneRunner {
   void setListReuse(bool enabled) override {
     if (sim_->hasCloth()) sim_->cloth().solver().setListReuse(enabled);
   }
-  int lastFrameContacts() const override {
-    int contacts = 0;
+  long long lastFrameContacts() const override {
+    long long contacts = 0;
     if (sim_->hasCloth() && scene_.cloth.solver.selfContact.enabled) {
       // Candidate pairs summed over the frame's detections; with kept lists only the detections
       // that built lists counted theirs, so scale to every detection.
       const ClothPart& cloth = sim_->cloth();
       const ContactStatus& s = cloth.contactReport().lastFrame;
-      if (s.listBuilds > 0)
-        contacts +=
-            int(static_cast<long long>(s.totalPairs) * cloth.detectionsPerFrame() / s.listBuilds);
+      if (s.listBuilds > 0) contacts += s.totalPairs * cloth.detectionsPerFrame() / s.listBuilds;
     }
     if (sim_->hasRigid()) contacts += sim_->rigid().contactReport().lastFrameRows;
     return contacts;

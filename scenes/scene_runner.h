@@ -30,7 +30,7 @@ class SceneRunner {
   /// Contacts of the last frame: self-contact candidate pairs summed over its detections (cloth;
   /// with kept lists, scaled from the detections that built lists to all of them), the largest
   /// contact row count of a detection (cables); 0 without contacts.
-  virtual int lastFrameContacts() const = 0;
+  virtual long long lastFrameContacts() const = 0;
   /// True when the tuner and the benchmarks measure the densest-contact frame of the warm-up
   /// window (cloth with self-contact); false: the last frame of the window (settled cables).
   virtual bool measuresDensestFrame() const = 0;

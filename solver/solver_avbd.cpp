@@ -225,8 +225,8 @@ K SolverAVBD::bodySolve(RigidState& state, RigidScratch& scratch, const int* col
   return kernel;
 }
 
-UpdateDualsBodyBodyContacts SolverAVBD::contactDuals(RigidState& state, RigidScratch& scratch,
-                                                     const Transform* poses, const Vec3* in) const {
+UpdateDualsBodyBodyContacts SolverAVBD::contactDuals(RigidScratch& scratch, const Transform* poses,
+                                                     const Vec3* in) const {
   return {model_.bodiesView(),         scratch.detector->view(), poses,
           scratch.contactState.data(), options_.contactAlpha,    in};
 }
@@ -310,7 +310,7 @@ void SolverAVBD::iterate(RigidState& state, RigidScratch& scratch, int iteration
   UpdateRigidDuals k{};
   if (detector) {
     k.contacts =
-        contactDuals(state, scratch, updated,
+        contactDuals(scratch, updated,
                      fromIterates ? scratch.contactLambdaIterates[iteration % 2].data() : nullptr);
     k.rowSlots = scratch.rowCapacity;
   }
@@ -353,7 +353,7 @@ void SolverAVBD::iterateWorldsWith(RigidState& state, RigidScratch& scratch,
   if (slot + 2 * size_t(options_.iterations) <= scratch.iterationSteps.size())
     k.largestSteps = scratch.iterationSteps.data() + slot;
   if (detector) {
-    k.contactDuals = contactDuals(state, scratch, nullptr, nullptr);  // poses: per iteration
+    k.contactDuals = contactDuals(scratch, nullptr, nullptr);  // poses: per iteration
     k.shapeRowOffsets = detector->shapeRowOffsets();
   }
   k.jointDuals = jointDuals(state, scratch, nullptr, WordMajorIn<RodMultipliers>{});

@@ -87,8 +87,8 @@ class SolverAVBD {
               float* largestStep) const;
   /// The dual steps of the rows (the detector's) and of the joints at `poses`, from `in` (null:
   /// the multipliers in place), as update_rigid_duals and solve_rigid_world_iterations run them.
-  UpdateDualsBodyBodyContacts contactDuals(RigidState& state, RigidScratch& scratch,
-                                           const Transform* poses, const Vec3* in) const;
+  UpdateDualsBodyBodyContacts contactDuals(RigidScratch& scratch, const Transform* poses,
+                                           const Vec3* in) const;
   UpdateDualsJoint jointDuals(RigidState& state, RigidScratch& scratch, const Transform* poses,
                               WordMajorIn<RodMultipliers> in) const;
   void finishStep(RigidState& state, RigidScratch& scratch) const;

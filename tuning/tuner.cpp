@@ -178,12 +178,12 @@ SizeTiming timeLaunchAt(const Device& device, const LaunchRecord& record, int si
 MeasurementState runToMeasurementFrame(Device& device, SceneRunner& sim, int windowFrames,
                                        const std::function<void(int, int)>& progress) {
   MeasurementState state;
-  int densest = -1;
+  long long densest = -1;
   const bool densestFrame = sim.measuresDensestFrame();
   for (int frame = 1; frame <= windowFrames; ++frame) {
     if (progress) progress(frame, windowFrames);
     sim.advanceFrame();
-    const int pairs = sim.lastFrameContacts();
+    const long long pairs = sim.lastFrameContacts();
     if (!densestFrame || pairs > densest) {
       densest = pairs;
       state.frame = frame;

@@ -88,8 +88,8 @@ struct KernelTuning {
 
 struct SceneTuning {
   std::string scene;
-  int measurementFrame = 0;  // the frame whose state was measured
-  int contactPairs = -1;     // candidate pairs at that frame (-1: no self-contact)
+  int measurementFrame = 0;     // the frame whose state was measured
+  long long contactPairs = -1;  // candidate pairs at that frame (-1: no self-contact)
   SceneTimings timings;
   std::map<KernelId, KernelTuning> kernels;
   double stepUsDefault = 0.0;      // end to end [µs per substep], built-in defaults
@@ -137,7 +137,7 @@ std::vector<std::string> staleBatches(const LaunchTable& before, const LaunchTab
 /// snapshot of every device buffer.
 struct MeasurementState {
   int frame = 0;
-  int contactPairs = -1;  // self-contact pairs or rigid contact rows of that frame
+  long long contactPairs = -1;  // self-contact pairs or rigid contact rows of that frame
   std::unique_ptr<DeviceSnapshot> snapshot;
 };
 

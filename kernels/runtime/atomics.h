@@ -22,6 +22,15 @@ WEFT_HD inline int atomicAddInt(int* address, int value) {
 #endif
 }
 
+/// *address += value for a 64-bit counter (two's complement, through the unsigned add CUDA has).
+WEFT_HD inline void atomicAddLongLong(long long* address, long long value) {
+#if WEFT_DEVICE_PASS
+  atomicAdd(reinterpret_cast<unsigned long long*>(address), static_cast<unsigned long long>(value));
+#else
+  std::atomic_ref<long long>(*address).fetch_add(value, std::memory_order_relaxed);
+#endif
+}
+
 /// *address = max(*address, value) for int or unsigned (relaxed: orders nothing else).
 template <typename T>
 WEFT_HD inline void atomicMaxIntegral(T* address, T value) {

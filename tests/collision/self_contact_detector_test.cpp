@@ -45,7 +45,7 @@ Mesh crumpledGrid(int cells, unsigned seed) {
   g.dimX = g.dimY = cells;
   g.cellX = g.cellY = 1.0f / cells;
   builder.addClothGrid(g);
-  Mesh m{builder.finalize(), {}};
+  Mesh m{builder.finalize(), {}, {}};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> jitter(-0.2f / cells, 0.2f / cells);
   for (const Vec3& p : m.desc.positions) {
@@ -471,6 +471,32 @@ TEST(SelfContactDetector, TruncationOverItsPairsIsTheMinimumOverEveryListPairOnC
 TEST(SelfContactDetector, TruncationOverItsPairsIsTheMinimumOverEveryListPairOnCuda) {
   WEFT_REQUIRE_CUDA(gpu);
   expectTruncationOverEveryListPair(*gpu);
+}
+
+// The status sums the candidate pairs of every detection of a frame; a large batch's frame passes
+// 2^31 (cloth_rollers × 1024: about 3.7 G), so the sum is 64 bits wide and does not wrap.
+void expectPairSumPastTwoToThe31(const Device& device) {
+  DetectedSheet sheet(device);
+  const Fixture& f = sheet.fixture;
+  long long pairs = 0;
+  for (const auto& l : sheet.vt) pairs += static_cast<long long>(l.size());
+  for (const auto& l : sheet.ee) pairs += static_cast<long long>(l.size());
+  ASSERT_GT(pairs, 100);
+  ContactStatus start = f.detector->readStatus();
+  ASSERT_EQ(start.totalPairs, pairs);
+  start.totalPairs = (1LL << 31) - 10;  // as if earlier detections of the frame had found these
+  detail::uploadBytes(device, f.detector->status(), &start, sizeof(ContactStatus));
+  f.detector->detect(f.current.data());
+  EXPECT_EQ(f.detector->readStatus().totalPairs, (1LL << 31) - 10 + pairs);
+}
+
+TEST(SelfContactDetector, PairSumOfAFramePassesTwoToThe31WithoutWrappingOnCpu) {
+  expectPairSumPastTwoToThe31(*test::openCpu());
+}
+
+TEST(SelfContactDetector, PairSumOfAFramePassesTwoToThe31WithoutWrappingOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectPairSumPastTwoToThe31(*gpu);
 }
 
 /// Every pair of `sub` is in `super` (row by row).
