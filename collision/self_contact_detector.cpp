@@ -255,11 +255,23 @@ void SelfContactDetector::writeParticleRecords(const ListGate& gate) {
   scan(recordTotals_.data(), recordOffsets_.data());
   scan(vertexTriangleTotals, truncationOffsets_.data());
   scan(edgeEdgeTotals, truncationOffsets_.data() + (n + 1));
-  const TruncationPairsOut truncation{
-      truncationOffsets_.data(), truncationOffsets_.data() + (n + 1), n, truncationPairs_.data()};
-  launch(
-      device_, n,
-      WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(), gate, truncation});
+  const TruncationPairsOut truncation{truncationOffsets_.data(),
+                                      truncationOffsets_.data() + (n + 1), n,
+                                      truncationPairs_.data(), truncationPairSlots()};
+  launch(device_, n,
+         WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(),
+                                   static_cast<long long>(records_.size()), status(), gate,
+                                   truncation});
+}
+
+std::vector<ContactCount> SelfContactDetector::counts() const {
+  const ContactStatus s = readStatus();
+  if (s.recordsWrapped)
+    throw Error(
+        "self-contact: one detection found more than 2^31 contact records (their 32-bit offsets "
+        "wrapped, so the frame's contacts are incomplete): run fewer worlds or a coarser mesh "
+        "(docs/PERFORMANCE.md, \"The truncation's pairs\")");
+  return counts(s);
 }
 
 std::vector<ContactCount> SelfContactDetector::counts(const ContactStatus& s) const {

@@ -110,6 +110,7 @@ class SelfContactDetector final : public ContactDetector {
   /// Every particle's pairs in gather order (empty without the adjacency in the topology).
   const int* particleRecordOffsets() const { return recordOffsets_.data(); }
   const ContactRecord* particleRecords() const { return records_.data(); }
+  long long particleRecordSlots() const { return static_cast<long long>(records_.size()); }
   /// The truncation's pairs: every vertex–triangle list entry (kind 3), then every edge–edge
   /// list entry (kind 4), each once (kernels/particle_contact_records.cuh); their two counts on
   /// the device (one int each).
@@ -120,6 +121,7 @@ class SelfContactDetector final : public ContactDetector {
   const int* truncationEdgeEdgePairs() const {
     return truncationOffsets_.data() + 2 * (topology_.numParticles + 1) - 1;
   }
+  long long truncationPairSlots() const { return static_cast<long long>(truncationPairs_.size()); }
   bool writesParticleRecords() const { return topology_.triangleOffsets != nullptr; }
   const Lbvh& triangleBvh() const { return *triangleBvh_; }
   const Lbvh& edgeBvh() const { return *edgeBvh_; }
@@ -127,7 +129,8 @@ class SelfContactDetector final : public ContactDetector {
 
   // ContactDetector: the vertex-triangle, edge-edge and triangle-vertex lists.
   void resetStatus() override { status_.zero(); }
-  std::vector<ContactCount> counts() const override { return counts(readStatus()); }
+  /// Throws Error if a detection's records wrapped their 32-bit offsets (recordsWrapped).
+  std::vector<ContactCount> counts() const override;
   /// Waits for the device and returns the status maxima since the last reset.
   ContactStatus readStatus() const { return status_.download()[0]; }
   std::vector<ContactCount> counts(const ContactStatus& status) const;

@@ -50,9 +50,15 @@ struct SelfContactGather {
   const Int4* __restrict__ edges;             // (numEdges)
   const int* __restrict__ recordOffsets;      // (numParticles + 1) into records
   const ContactRecord* __restrict__ records;  // every particle's pairs, in gather order
+  long long recordCapacity;                   // the records' buffer
   SelfContactParams params;
 
-  WEFT_HD int contactCount(int v) const { return recordOffsets[v + 1] - recordOffsets[v]; }
+  /// v's records; none where the offsets' scan wrapped (ContactStatus::recordsWrapped: the frame
+  /// is not kept), so that no record is read out of range.
+  WEFT_HD int contactCount(int v) const {
+    const int first = recordOffsets[v], end = recordOffsets[v + 1];
+    return recordRunFits(first, end, recordCapacity) ? end - first : 0;
+  }
 
   /// Contacts per part for a particle with `total` contacts: at most kParts parts.
   WEFT_HD static int runLength(int total) { return (total + kParts - 1) / kParts; }
@@ -85,7 +91,7 @@ struct SelfContactGather {
 
   /// The sum over contacts [k·run, (k+1)·run) of particle v's gather order.
   WEFT_HD ForceHessian part(int v, int k) const {
-    const int first = recordOffsets[v], total = recordOffsets[v + 1] - first;
+    const int first = recordOffsets[v], total = contactCount(v);
     const int run = runLength(total);
     const int begin = k * run, end = begin + run < total ? begin + run : total;
     ForceHessian sum;

@@ -29,6 +29,7 @@
 #pragma once
 
 #include "kernels/list_gate.h"
+#include "kernels/runtime/atomics.h"
 #include "kernels/runtime/kernel_ids.h"
 #include "kernels/runtime/platform.h"
 #include "kernels/self_contact_detection.cuh"
@@ -106,8 +107,16 @@ struct TruncationPairsOut {
   const int* __restrict__ vertexTriangleOffsets = nullptr;
   const int* __restrict__ edgeEdgeOffsets = nullptr;
   int numParticles = 0;
-  ContactRecord* __restrict__ pairs = nullptr;  // (both totals) out
+  ContactRecord* __restrict__ pairs = nullptr;  // (capacity) out
+  long long capacity = 0;
 };
+
+/// Whether [first, end) is a run of a scan that did not wrap and fits `capacity`: a 32-bit
+/// exclusive scan whose total passes 2^31 turns negative where it passes, so some particle's
+/// run then starts below 0 or ends before it starts.
+WEFT_HD inline bool recordRunFits(long long first, long long end, long long capacity) {
+  return first >= 0 && end >= first && end <= capacity;
+}
 
 struct CountParticleSelfContacts {
   static constexpr KernelId kId = KernelId::count_particle_self_contacts;
@@ -131,20 +140,35 @@ struct WriteParticleSelfContacts {
   static constexpr KernelId kId = KernelId::write_particle_self_contacts;
   ParticleContactLists lists;
   const int* __restrict__ offsets;      // (numParticles + 1) exclusive scan of the totals
-  ContactRecord* __restrict__ records;  // (offsets[numParticles]) out
-  ListGate gate = {};                   // as CountParticleSelfContacts::gate
+  ContactRecord* __restrict__ records;  // (recordCapacity) out
+  long long recordCapacity;
+  ContactStatus* __restrict__ status;  // raises recordsWrapped where a scan wrapped
+  ListGate gate = {};                  // as CountParticleSelfContacts::gate
   TruncationPairsOut truncation = {};
   WEFT_HD void operator()(int v) const {
     if (!gate.builds(v)) return;
+    // A particle whose run lies outside a buffer writes nothing and stops the run (the host
+    // reads the flag after the frame: SelfContactDetector::counts).
+    if (!recordRunFits(offsets[v], offsets[v + 1], recordCapacity)) {
+      atomicMaxInt(&status->recordsWrapped, 1);
+      return;
+    }
     ContactRecord* out = records + offsets[v];
     if (!truncation.pairs) {
       lists.forEach(v, [&](const ContactRecord& r) { *out++ = r; });
       return;
     }
     const TruncationPairsOut& t = truncation;
+    const long long edgeEdgeStart = t.vertexTriangleOffsets[t.numParticles];
+    if (edgeEdgeStart < 0 ||
+        !recordRunFits(t.vertexTriangleOffsets[v], t.vertexTriangleOffsets[v + 1], t.capacity) ||
+        !recordRunFits(t.edgeEdgeOffsets[v], t.edgeEdgeOffsets[v + 1], t.capacity) ||
+        edgeEdgeStart + t.edgeEdgeOffsets[v + 1] > t.capacity) {
+      atomicMaxInt(&status->recordsWrapped, 1);
+      return;
+    }
     ContactRecord* vertexTriangle = t.pairs + t.vertexTriangleOffsets[v];
-    ContactRecord* edgeEdge =
-        t.pairs + t.vertexTriangleOffsets[t.numParticles] + t.edgeEdgeOffsets[v];
+    ContactRecord* edgeEdge = t.pairs + edgeEdgeStart + t.edgeEdgeOffsets[v];
     lists.forEach(v, [&](const ContactRecord& r) {
       *out++ = r;
       const int kind = r.kind();

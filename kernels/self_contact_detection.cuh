@@ -65,6 +65,9 @@ struct ContactStatus {
   int maxEdgeEdge = 0;        // largest candidate count of an edge
   int maxTriangleVertex = 0;  // largest count of vertices near one triangle
   int listBuilds = 0;         // detections that built the lists (the others kept them: reuseSlack)
+  // 1: the particle records or the truncation pairs of a detection passed 2^31, so their 32-bit
+  // offsets wrapped (nothing was written past the buffers; the run cannot go on).
+  int recordsWrapped = 0;
   // Vertex–triangle plus edge–edge candidates, summed over detections: 64 bits, since a frame of
   // a large batch passes 2^31 (cloth_rollers: 121,752 a world and detection, 30 detections).
   long long totalPairs = 0;

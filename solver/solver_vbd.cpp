@@ -141,10 +141,15 @@ SelfContactGather SolverVBD::selfContactGather(const State& state, Scratch& scra
                                  options_.frictionEpsilon * float(dt_),
                                  float(dt_)};
   SelfContactDetector& detector = *scratch.selfContact;
-  return {state.positions.data(),     scratch.stepStart.data(),
-          model_.invMasses.data(),    model_.triangles.data(),
-          model_.edges.data(),        detector.particleRecordOffsets(),
-          detector.particleRecords(), params};
+  return {state.positions.data(),
+          scratch.stepStart.data(),
+          model_.invMasses.data(),
+          model_.triangles.data(),
+          model_.edges.data(),
+          detector.particleRecordOffsets(),
+          detector.particleRecords(),
+          detector.particleRecordSlots(),
+          params};
 }
 
 void SolverVBD::accumulateSelfContact(int color, const State& state, Scratch& scratch) const {
@@ -223,12 +228,13 @@ void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
   const int threads = int(std::min<long long>(
       static_cast<long long>(kTruncationThreadsPerParticle) * model_.numParticles,
       kMaxTruncationThreads));
-  launch(device_, threads,
-         ApplyPlanarTruncationByRecord{
-             threads, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
-             scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
-             detector.truncationVertexTrianglePairs(), detector.truncationEdgeEdgePairs(),
-             detector.truncationPairs(), scratch.truncation.data()});
+  launch(
+      device_, threads,
+      ApplyPlanarTruncationByRecord{
+          threads, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
+          scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
+          detector.truncationVertexTrianglePairs(), detector.truncationEdgeEdgePairs(),
+          detector.truncationPairs(), detector.truncationPairSlots(), scratch.truncation.data()});
   // The isotropic clamp keeps pairs that were farther apart than the margin (so undetected)
   // from closing that gap within one detection window.
   launch(device_, model_.numParticles,

@@ -452,11 +452,11 @@ void expectTruncationOverEveryListPair(const Device& device) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     DeviceBuffer<float> factors(device, std::vector<float>(static_cast<size_t>(n), 1.0f));
     launch(device, threads,
-           ApplyPlanarTruncationByRecord{threads, relaxation, parallelEpsilon, f.current.data(),
-                                         dx.data(), f.triangles.data(), f.edges.data(),
-                                         f.detector->truncationVertexTrianglePairs(),
-                                         f.detector->truncationEdgeEdgePairs(),
-                                         f.detector->truncationPairs(), factors.data()});
+           ApplyPlanarTruncationByRecord{
+               threads, relaxation, parallelEpsilon, f.current.data(), dx.data(),
+               f.triangles.data(), f.edges.data(), f.detector->truncationVertexTrianglePairs(),
+               f.detector->truncationEdgeEdgePairs(), f.detector->truncationPairs(),
+               f.detector->truncationPairSlots(), factors.data()});
     const std::vector<float> got = factors.download();
     for (int v = 0; v < n; ++v)
       ASSERT_EQ(std::bit_cast<int>(got[size_t(v)]), std::bit_cast<int>(expected[size_t(v)]))
@@ -471,6 +471,89 @@ TEST(SelfContactDetector, TruncationOverItsPairsIsTheMinimumOverEveryListPairOnC
 TEST(SelfContactDetector, TruncationOverItsPairsIsTheMinimumOverEveryListPairOnCuda) {
   WEFT_REQUIRE_CUDA(gpu);
   expectTruncationOverEveryListPair(*gpu);
+}
+
+// A scan whose total passes 2^31 wraps its 32-bit offsets. The write then leaves every particle
+// whose run it cannot place (from where the scan wrapped on) unwritten, raises recordsWrapped,
+// and the detector's counts (what the frame driver asks after every frame) throw; the
+// truncation reads no pairs from wrapped counts.
+void expectWrappedRecordsStopTheRun(const Device& device) {
+  DetectedSheet sheet(device);
+  const Fixture& f = sheet.fixture;
+  const ModelDesc& d = sheet.mesh.desc;
+  const int n = d.numParticles();
+  std::vector<int> offsets(size_t(n) + 1);
+  detail::downloadBytes(device, offsets.data(), f.detector->particleRecordOffsets(),
+                        offsets.size() * sizeof(int));
+  const int total = offsets[size_t(n)];
+  ASSERT_GT(total, 1000);
+  // As if particle m's records had been preceded by 2^31 - offsets[m + 1] + 1 more: from m + 1 on,
+  // the scan is past 2^31, taken mod 2^32 as the device's int addition does.
+  const int m = n / 2;
+  const long long shift = (1LL << 31) - offsets[size_t(m) + 1] + 1;
+  std::vector<int> wrapped = offsets;
+  for (size_t v = size_t(m) + 1; v <= size_t(n); ++v)
+    wrapped[v] = static_cast<int>(static_cast<unsigned>(offsets[v] + shift));
+  ASSERT_LT(wrapped[size_t(m) + 1], 0);
+  const DeviceBuffer<int> wrappedOffsets(device, wrapped);
+  constexpr int kUnwritten = 0x7eadbeef;
+  DeviceBuffer<ContactRecord> records(
+      device, std::vector<ContactRecord>(size_t(total), {kUnwritten, kUnwritten}));
+  DeviceBuffer<ContactStatus> status(device, std::vector<ContactStatus>(1));
+  const ParticleContactLists lists{f.triangleOffsets.data(),      f.triangleEntries.data(),
+                                   f.edgeOffsets.data(),          f.edgeEntries.data(),
+                                   f.detector->vertexTriangles(), f.detector->triangleVertices(),
+                                   f.detector->edgeEdges()};
+  launch(device, n,
+         WriteParticleSelfContacts{lists, wrappedOffsets.data(), records.data(),
+                                   static_cast<long long>(total), status.data()});
+  EXPECT_EQ(status.download()[0].recordsWrapped, 1);
+  const std::vector<ContactRecord> got = records.download();
+  std::vector<ContactRecord> expected(static_cast<size_t>(total));
+  detail::downloadBytes(device, expected.data(), f.detector->particleRecords(),
+                        expected.size() * sizeof(ContactRecord));
+  for (int k = 0; k < total; ++k) {
+    const bool placed = k < offsets[size_t(m)];  // the runs of particles 0 .. m - 1
+    const ContactRecord& r = got[size_t(k)];
+    if (placed)
+      ASSERT_TRUE(r.code == expected[size_t(k)].code && r.partner == expected[size_t(k)].partner)
+          << "record " << k << " of a particle before the wrap";
+    else
+      ASSERT_TRUE(r.code == kUnwritten && r.partner == kUnwritten)
+          << "record " << k << " written from a wrapped offset";
+  }
+
+  // The truncation reads nothing from a wrapped pair count.
+  const DeviceBuffer<int> negative(device, std::vector<int>{-5});
+  DeviceBuffer<float> factors(device, std::vector<float>(size_t(n), 1.0f));
+  const DeviceBuffer<Vec3> far(device, std::vector<Vec3>(size_t(n), Vec3{1.0f, 1.0f, 1.0f}));
+  launch(device, 64,
+         ApplyPlanarTruncationByRecord{
+             64, 0.85f, 1e-5f, f.current.data(), far.data(), f.triangles.data(), f.edges.data(),
+             negative.data(), f.detector->truncationEdgeEdgePairs(), f.detector->truncationPairs(),
+             f.detector->truncationPairSlots(), factors.data()});
+  for (float t : factors.download()) ASSERT_EQ(t, 1.0f);
+
+  // The host stops the run.
+  ContactStatus raised = f.detector->readStatus();
+  raised.recordsWrapped = 1;
+  detail::uploadBytes(device, f.detector->status(), &raised, sizeof(ContactStatus));
+  try {
+    f.detector->counts();
+    ADD_FAILURE() << "counts() should throw once the records wrapped";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("2^31"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(f.detector->growIfOverflowed(), Error);
+}
+
+TEST(SelfContactDetector, WrappedRecordOffsetsWriteNothingAndStopTheRunOnCpu) {
+  expectWrappedRecordsStopTheRun(*test::openCpu());
+}
+
+TEST(SelfContactDetector, WrappedRecordOffsetsWriteNothingAndStopTheRunOnCuda) {
+  WEFT_REQUIRE_CUDA(gpu);
+  expectWrappedRecordsStopTheRun(*gpu);
 }
 
 // The status sums the candidate pairs of every detection of a frame; a large batch's frame passes
