@@ -50,14 +50,14 @@ struct SelfContactGather {
   const Int4* __restrict__ edges;             // (numEdges)
   const int* __restrict__ recordOffsets;      // (numParticles + 1) into records
   const ContactRecord* __restrict__ records;  // every particle's pairs, in gather order
-  long long recordCapacity;                   // the records' buffer
+  long long recordSlots;                      // the records' buffer
   SelfContactParams params;
 
   /// v's records; none where the offsets' scan wrapped (ContactStatus::recordsWrapped: the frame
   /// is not kept), so that no record is read out of range.
   WEFT_HD int contactCount(int v) const {
     const int first = recordOffsets[v], end = recordOffsets[v + 1];
-    return recordRunFits(first, end, recordCapacity) ? end - first : 0;
+    return recordRunFits(first, end, recordSlots) ? end - first : 0;
   }
 
   /// Contacts per part for a particle with `total` contacts: at most kParts parts.

@@ -74,14 +74,14 @@ struct ApplyPlanarTruncationByRecord {
   const int* __restrict__ vertexTrianglePairs;  // (1) how many kind-3 pairs lead the list
   const int* __restrict__ edgeEdgePairs;        // (1) how many kind-4 pairs follow them
   const ContactRecord* __restrict__ pairs;
-  long long pairCapacity;       // the pairs' buffer
+  long long pairSlots;          // the pairs' buffer
   float* __restrict__ factors;  // (numParticles) ts, atomic min
 
   WEFT_HD void operator()(int thread) const {
     const int vertexTriangle = *vertexTrianglePairs, edgeEdge = *edgeEdgePairs;
     // Counts of a scan that wrapped (ContactStatus::recordsWrapped stops the run): none read.
     if (vertexTriangle < 0 || edgeEdge < 0 ||
-        static_cast<long long>(vertexTriangle) + edgeEdge > pairCapacity)
+        static_cast<long long>(vertexTriangle) + edgeEdge > pairSlots)
       return;
     const int total = vertexTriangle + edgeEdge;
     for (int k = thread; k < total; k += threads) {

@@ -107,15 +107,15 @@ struct TruncationPairsOut {
   const int* __restrict__ vertexTriangleOffsets = nullptr;
   const int* __restrict__ edgeEdgeOffsets = nullptr;
   int numParticles = 0;
-  ContactRecord* __restrict__ pairs = nullptr;  // (capacity) out
-  long long capacity = 0;
+  ContactRecord* __restrict__ pairs = nullptr;  // (slots) out
+  long long slots = 0;
 };
 
-/// Whether [first, end) is a run of a scan that did not wrap and fits `capacity`: a 32-bit
-/// exclusive scan whose total passes 2^31 turns negative where it passes, so some particle's
-/// run then starts below 0 or ends before it starts.
-WEFT_HD inline bool recordRunFits(long long first, long long end, long long capacity) {
-  return first >= 0 && end >= first && end <= capacity;
+/// Whether [first, end) is a run of a scan that did not wrap and fits a buffer of `slots`: a
+/// 32-bit exclusive scan whose total passes 2^31 turns negative where it passes, so some
+/// particle's run then starts below 0 or ends before it starts.
+WEFT_HD inline bool recordRunFits(long long first, long long end, long long slots) {
+  return first >= 0 && end >= first && end <= slots;
 }
 
 struct CountParticleSelfContacts {
@@ -123,16 +123,14 @@ struct CountParticleSelfContacts {
   ParticleContactLists lists;
   int* __restrict__ totals;  // (numParticles) out
   ListGate gate = {};        // kept lists: only worlds whose lists are built again
-  // (numParticles each) out: v's records of kinds 3 and 4 (the truncation pairs), or null
-  int* __restrict__ vertexTriangleTotals = nullptr;
-  int* __restrict__ edgeEdgeTotals = nullptr;
+  // (numParticles each) out: v's records of kinds 3 and 4 (the truncation pairs)
+  int* __restrict__ vertexTriangleTotals;
+  int* __restrict__ edgeEdgeTotals;
   WEFT_HD void operator()(int v) const {
     if (!gate.builds(v)) return;
     totals[v] = lists.count(v);
-    if (vertexTriangleTotals) {
-      vertexTriangleTotals[v] = ParticleContactLists::stored(lists.vertexTriangles, v);
-      edgeEdgeTotals[v] = lists.firstEndpointEdgePairs(v);
-    }
+    vertexTriangleTotals[v] = ParticleContactLists::stored(lists.vertexTriangles, v);
+    edgeEdgeTotals[v] = lists.firstEndpointEdgePairs(v);
   }
 };
 
@@ -140,8 +138,8 @@ struct WriteParticleSelfContacts {
   static constexpr KernelId kId = KernelId::write_particle_self_contacts;
   ParticleContactLists lists;
   const int* __restrict__ offsets;      // (numParticles + 1) exclusive scan of the totals
-  ContactRecord* __restrict__ records;  // (recordCapacity) out
-  long long recordCapacity;
+  ContactRecord* __restrict__ records;  // (recordSlots) out
+  long long recordSlots;
   ContactStatus* __restrict__ status;  // raises recordsWrapped where a scan wrapped
   ListGate gate = {};                  // as CountParticleSelfContacts::gate
   TruncationPairsOut truncation = {};
@@ -149,28 +147,27 @@ struct WriteParticleSelfContacts {
     if (!gate.builds(v)) return;
     // A particle whose run lies outside a buffer writes nothing and stops the run (the host
     // reads the flag after the frame: SelfContactDetector::counts).
-    if (!recordRunFits(offsets[v], offsets[v + 1], recordCapacity)) {
+    if (!recordRunFits(offsets[v], offsets[v + 1], recordSlots)) {
       atomicMaxInt(&status->recordsWrapped, 1);
       return;
     }
     ContactRecord* out = records + offsets[v];
-    if (!truncation.pairs) {
-      lists.forEach(v, [&](const ContactRecord& r) { *out++ = r; });
-      return;
+    ContactRecord *vertexTriangle = nullptr, *edgeEdge = nullptr;  // v's truncation pairs
+    if (const TruncationPairsOut& t = truncation; t.pairs) {
+      const long long edgeEdgeStart = t.vertexTriangleOffsets[t.numParticles];
+      if (edgeEdgeStart < 0 ||
+          !recordRunFits(t.vertexTriangleOffsets[v], t.vertexTriangleOffsets[v + 1], t.slots) ||
+          !recordRunFits(t.edgeEdgeOffsets[v], t.edgeEdgeOffsets[v + 1], t.slots) ||
+          edgeEdgeStart + t.edgeEdgeOffsets[v + 1] > t.slots) {
+        atomicMaxInt(&status->recordsWrapped, 1);
+        return;
+      }
+      vertexTriangle = t.pairs + t.vertexTriangleOffsets[v];
+      edgeEdge = t.pairs + edgeEdgeStart + t.edgeEdgeOffsets[v];
     }
-    const TruncationPairsOut& t = truncation;
-    const long long edgeEdgeStart = t.vertexTriangleOffsets[t.numParticles];
-    if (edgeEdgeStart < 0 ||
-        !recordRunFits(t.vertexTriangleOffsets[v], t.vertexTriangleOffsets[v + 1], t.capacity) ||
-        !recordRunFits(t.edgeEdgeOffsets[v], t.edgeEdgeOffsets[v + 1], t.capacity) ||
-        edgeEdgeStart + t.edgeEdgeOffsets[v + 1] > t.capacity) {
-      atomicMaxInt(&status->recordsWrapped, 1);
-      return;
-    }
-    ContactRecord* vertexTriangle = t.pairs + t.vertexTriangleOffsets[v];
-    ContactRecord* edgeEdge = t.pairs + edgeEdgeStart + t.edgeEdgeOffsets[v];
     lists.forEach(v, [&](const ContactRecord& r) {
       *out++ = r;
+      if (!vertexTriangle) return;
       const int kind = r.kind();
       if (kind == 3) *vertexTriangle++ = r;
       if (kind == 4) *edgeEdge++ = r;
