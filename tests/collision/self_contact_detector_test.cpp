@@ -416,7 +416,7 @@ TEST(SelfContactDetector, ParticleRecordsListEveryPairInGatherOrderOnCuda) {
 
 // The truncation over the detector's pairs gives every vertex the smallest factor of all pairs of
 // the lists, each vertex–triangle entry and each edge–edge entry evaluated (so every edge–edge
-// pair from both edges, as the reference), found here by walking the lists themselves; any
+// pair from both edges, as the reference), found here by walking the lists themselves; every
 // thread count gives the same factors.
 void expectTruncationOverEveryListPair(const Device& device) {
   const DetectedSheet sheet(device);
@@ -448,6 +448,11 @@ void expectTruncationOverEveryListPair(const Device& device) {
   EXPECT_GT(truncated, 20) << "the test should truncate many vertices";
   EXPECT_LT(truncated, n) << "the test should leave some vertices untruncated";
   const DeviceBuffer<Vec3> dx(device, displacements);
+  // Bit for bit at every thread count on either backend. Against the host's walk bit for bit on
+  // the CPU; on CUDA within rounding, since nvcc contracts this test's copy of the kernel into
+  // FMAs (the host code never does: -ffp-contract=off), which moved one factor by 2 ulp on the
+  // H100 (2026-12-05).
+  std::vector<float> first;
   for (int threads : {1, 7, 256, 1 << 16}) {
     SCOPED_TRACE(std::to_string(threads) + " threads");
     DeviceBuffer<float> factors(device, std::vector<float>(static_cast<size_t>(n), 1.0f));
@@ -458,9 +463,18 @@ void expectTruncationOverEveryListPair(const Device& device) {
                f.detector->truncationEdgeEdgePairs(), f.detector->truncationPairs(),
                f.detector->truncationPairSlots(), factors.data()});
     const std::vector<float> got = factors.download();
-    for (int v = 0; v < n; ++v)
-      ASSERT_EQ(std::bit_cast<int>(got[size_t(v)]), std::bit_cast<int>(expected[size_t(v)]))
-          << "vertex " << v << ": " << got[size_t(v)] << " vs " << expected[size_t(v)];
+    if (first.empty()) first = got;
+    for (int v = 0; v < n; ++v) {
+      ASSERT_EQ(std::bit_cast<int>(got[size_t(v)]), std::bit_cast<int>(first[size_t(v)]))
+          << "vertex " << v << ": " << got[size_t(v)] << " at " << threads << " threads vs "
+          << first[size_t(v)] << " at 1";
+      if (device.isCuda())
+        ASSERT_NEAR(got[size_t(v)], expected[size_t(v)], 1e-5f * expected[size_t(v)] + 1e-7f)
+            << "vertex " << v;
+      else
+        ASSERT_EQ(std::bit_cast<int>(got[size_t(v)]), std::bit_cast<int>(expected[size_t(v)]))
+            << "vertex " << v << ": " << got[size_t(v)] << " vs " << expected[size_t(v)];
+    }
   }
 }
 
