@@ -71,22 +71,19 @@ SelfContactDetector::SelfContactDetector(const Device& device, const SelfContact
       tvCounts_(device, size_t(topology.numTriangles)),
       status_(device, size_t(1)) {
   if (writesParticleRecords()) {
-    const size_t n = size_t(topology.numParticles) + 1;
-    recordTotals_ = DeviceBuffer<int>(device, n);
-    recordTotals_.zero();
-    recordOffsets_ = DeviceBuffer<int>(device, n);
-    recordOffsets_.zero();
+    // Three runs of numParticles + 1 counts, scanned as one (ParticleContactOffsets).
+    const size_t n = 3 * (size_t(topology.numParticles) + 1);
+    particleTotals_ = DeviceBuffer<int>(device, n);
+    particleTotals_.zero();
+    particleOffsets_ = DeviceBuffer<int>(device, n);
+    particleOffsets_.zero();
     records_ = DeviceBuffer<ContactRecord>(device, recordCapacity());
-    truncationTotals_ = DeviceBuffer<int>(device, 2 * n);
-    truncationTotals_.zero();
-    truncationOffsets_ = DeviceBuffer<int>(device, 2 * n);
-    truncationOffsets_.zero();
     truncationPairs_ = DeviceBuffer<ContactRecord>(device, truncationPairCapacity());
     if (device.isCuda()) {
 #if defined(__CUDACC__)
       size_t bytes = 0;
-      WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, recordTotals_.data(),
-                                                    recordOffsets_.data(), int(n),
+      WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, particleTotals_.data(),
+                                                    particleOffsets_.data(), int(n),
                                                     static_cast<cudaStream_t>(device.stream())));
       scanStorage_ = DeviceBuffer<unsigned char>(device, std::max<size_t>(bytes, 1));
 #else
@@ -232,34 +229,27 @@ void SelfContactDetector::writeParticleRecords(const ListGate& gate) {
                                    triangleVertices(),
                                    edgeEdges()};
   const int n = topology_.numParticles;
-  // Three counts a particle: its records, its kind-3 and its kind-4 records (the truncation's
-  // pairs, in two runs of numParticles + 1: vertex–triangle, then edge–edge).
-  int* const vertexTriangleTotals = truncationTotals_.data();
-  int* const edgeEdgeTotals = vertexTriangleTotals + (n + 1);
-  launch(device_, n,
-         CountParticleSelfContacts{lists, recordTotals_.data(), gate, vertexTriangleTotals,
-                                   edgeEdgeTotals});
-  // Kept lists leave the totals as they were, so the scans (not gated) give the same offsets.
-  const auto scan = [&](const int* totals, int* offsets) {
-    if (device_.isCuda()) {
+  // Three counts a particle (its records, its kind-3 and its kind-4 records: the truncation's
+  // pairs), scanned in one pass (ParticleContactOffsets).
+  launch(device_, n, CountParticleSelfContacts{lists, particleTotals_.data(), n, gate});
+  // Kept lists leave the totals as they were, so the scan (not gated) gives the same offsets.
+  const int count = 3 * (n + 1);
+  if (device_.isCuda()) {
 #if defined(__CUDACC__)
-      size_t bytes = scanStorage_.size();
-      WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanStorage_.data(), bytes, totals, offsets,
-                                                    n + 1,
-                                                    static_cast<cudaStream_t>(device_.stream())));
+    size_t bytes = scanStorage_.size();
+    WEFT_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
+        scanStorage_.data(), bytes, particleTotals_.data(), particleOffsets_.data(), count,
+        static_cast<cudaStream_t>(device_.stream())));
 #endif
-    } else {
-      std::exclusive_scan(totals, totals + n + 1, offsets, 0);
-    }
-  };
-  scan(recordTotals_.data(), recordOffsets_.data());
-  scan(vertexTriangleTotals, truncationOffsets_.data());
-  scan(edgeEdgeTotals, truncationOffsets_.data() + (n + 1));
-  const TruncationPairsOut truncation{truncationOffsets_.data(),
-                                      truncationOffsets_.data() + (n + 1), n,
-                                      truncationPairs_.data(), truncationPairSlots()};
+  } else {
+    // In unsigned arithmetic, so that a total past 2^31 wraps as the device's does (defined).
+    std::exclusive_scan(particleTotals_.data(), particleTotals_.data() + count,
+                        particleOffsets_.data(), 0u);
+  }
+  const TruncationPairsOut truncation{particleContactOffsets(), truncationPairs_.data(),
+                                      truncationPairSlots()};
   launch(device_, n,
-         WriteParticleSelfContacts{lists, recordOffsets_.data(), records_.data(),
+         WriteParticleSelfContacts{lists, particleOffsets_.data(), records_.data(),
                                    static_cast<long long>(records_.size()), status(), gate,
                                    truncation});
 }

@@ -107,20 +107,19 @@ class SelfContactDetector final : public ContactDetector {
   CandidateLists triangleVertices() { return {tvCapacity_, tvItems_.data(), tvCounts_.data()}; }
   CandidateLists edgeEdges() { return {eeCapacity_, eeItems_.data(), eeCounts_.data()}; }
   ContactStatus* status() { return status_.data(); }
-  /// Every particle's pairs in gather order (empty without the adjacency in the topology).
-  const int* particleRecordOffsets() const { return recordOffsets_.data(); }
+  /// Every particle's pairs in gather order (empty without the adjacency in the topology):
+  /// particle v's run is [offsets[v], offsets[v + 1]).
+  const int* particleRecordOffsets() const { return particleOffsets_.data(); }
   const ContactRecord* particleRecords() const { return records_.data(); }
   long long particleRecordSlots() const { return static_cast<long long>(records_.size()); }
+  /// The records' scan with the truncation pairs' (kernels/particle_contact_records.cuh), on the
+  /// device: where each particle's records and pairs start, and their totals.
+  ParticleContactOffsets particleContactOffsets() const {
+    return {particleOffsets_.data(), topology_.numParticles};
+  }
   /// The truncation's pairs: every vertex–triangle list entry (kind 3), then every edge–edge
-  /// list entry (kind 4), each once (kernels/particle_contact_records.cuh); their two counts on
-  /// the device (one int each).
+  /// list entry (kind 4), each once; their counts are particleContactOffsets()'.
   const ContactRecord* truncationPairs() const { return truncationPairs_.data(); }
-  const int* truncationVertexTrianglePairs() const {
-    return truncationOffsets_.data() + topology_.numParticles;
-  }
-  const int* truncationEdgeEdgePairs() const {
-    return truncationOffsets_.data() + 2 * (topology_.numParticles + 1) - 1;
-  }
   long long truncationPairSlots() const { return static_cast<long long>(truncationPairs_.size()); }
   bool writesParticleRecords() const { return topology_.triangleOffsets != nullptr; }
   const Lbvh& triangleBvh() const { return *triangleBvh_; }
@@ -170,13 +169,12 @@ class SelfContactDetector final : public ContactDetector {
   DeviceBuffer<int> tvItems_, tvCounts_;  // (numTriangles x tvCapacity_), (numTriangles)
   DeviceBuffer<ContactStatus> status_;    // (1)
   // Per-particle records (kernels/particle_contact_records.cuh).
-  DeviceBuffer<int> recordTotals_;       // (numParticles + 1) pairs per particle, last 0
-  DeviceBuffer<int> recordOffsets_;      // (numParticles + 1) their exclusive scan
-  DeviceBuffer<ContactRecord> records_;  // (recordCapacity())
-  // (2 (numParticles + 1)) kind-3 pairs per particle (last 0), then kind-4 pairs; their scans
-  DeviceBuffer<int> truncationTotals_, truncationOffsets_;
+  // (3 (numParticles + 1)) per particle: its records, its kind-3 and its kind-4 pairs (each
+  // run's last 0); their one exclusive scan (ParticleContactOffsets)
+  DeviceBuffer<int> particleTotals_, particleOffsets_;
+  DeviceBuffer<ContactRecord> records_;          // (recordCapacity())
   DeviceBuffer<ContactRecord> truncationPairs_;  // (truncationPairCapacity())
-  DeviceBuffer<unsigned char> scanStorage_;      // CUB's scratch for the scans
+  DeviceBuffer<unsigned char> scanStorage_;      // CUB's scratch for the scan
   // Kept lists (reuseSlack > 0; empty otherwise).
   DeviceBuffer<Vec3> listPositions_;  // (numParticles) where the lists were found
   // (worlds + 1): build world w's lists again?, then: any world's? (the trees' refit)

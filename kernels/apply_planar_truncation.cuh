@@ -64,26 +64,23 @@ WEFT_HD inline void truncateEdgeEdge(const Int4& own, const Int4& other,
 struct ApplyPlanarTruncationByRecord {
   static constexpr KernelId kId = KernelId::apply_planar_truncation_by_record;
 
-  int threads;                                  // the launch's thread count (the stride)
-  float relaxation;                             // γ (0.85)
-  float parallelEpsilon;                        // (1e-5)
-  const Vec3* __restrict__ anchors;             // (numParticles) p_cd [m]
-  const Vec3* __restrict__ displacements;       // (numParticles) Δ [m]
-  const Int3* __restrict__ triangles;           // (numTriangles)
-  const Int4* __restrict__ edges;               // (numEdges)
-  const int* __restrict__ vertexTrianglePairs;  // (1) how many kind-3 pairs lead the list
-  const int* __restrict__ edgeEdgePairs;        // (1) how many kind-4 pairs follow them
+  int threads;                             // the launch's thread count (the stride)
+  float relaxation;                        // γ (0.85)
+  float parallelEpsilon;                   // (1e-5)
+  const Vec3* __restrict__ anchors;        // (numParticles) p_cd [m]
+  const Vec3* __restrict__ displacements;  // (numParticles) Δ [m]
+  const Int3* __restrict__ triangles;      // (numTriangles)
+  const Int4* __restrict__ edges;          // (numEdges)
+  ParticleContactOffsets offsets;          // the pairs' counts: kind-3 ones, then kind-4
   const ContactRecord* __restrict__ pairs;
   long long pairSlots;          // the pairs' buffer
   float* __restrict__ factors;  // (numParticles) ts, atomic min
 
   WEFT_HD void operator()(int thread) const {
-    const int vertexTriangle = *vertexTrianglePairs, edgeEdge = *edgeEdgePairs;
     // Counts of a scan that wrapped (ContactStatus::recordsWrapped stops the run): none read.
-    if (vertexTriangle < 0 || edgeEdge < 0 ||
-        static_cast<long long>(vertexTriangle) + edgeEdge > pairSlots)
-      return;
-    const int total = vertexTriangle + edgeEdge;
+    if (offsets.records() < 0) return;
+    const int vertexTriangle = offsets.vertexTrianglePairs(), total = offsets.pairs();
+    if (vertexTriangle < 0 || total < vertexTriangle || total > pairSlots) return;
     for (int k = thread; k < total; k += threads) {
       const ContactRecord r = pairs[k];
       if (k < vertexTriangle)

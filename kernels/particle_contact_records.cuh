@@ -9,10 +9,12 @@
 //   3. for each edge of which v is an endpoint (vertex → edge adjacency entries with slot 2 or 3,
 //      in order), that edge's edge–edge list (v is the owner edge's endpoint slot − 2).
 //
-//   count_particle_self_contacts   one thread per particle: totals[v] = its number of pairs
-//   (exclusive scan of totals → offsets, CUB on CUDA, std::exclusive_scan on the CPU)
+//   count_particle_self_contacts   one thread per particle: its number of records, and of
+//                                  truncation pairs of each kind (below)
+//   (one exclusive scan of the three runs of counts, CUB on CUDA, std::exclusive_scan on the
+//   CPU: ParticleContactOffsets)
 //   write_particle_self_contacts   one thread per particle: writes its records at offsets[v],
-//                                  and its truncation pairs (below)
+//                                  and its truncation pairs
 //
 // A record is two ints: `partner` and `code` = kind << 28 | id, with kind 0..2 = v is corner
 // `kind` of triangle id and partner the vertex near it; kind 3 = v's own vertex–triangle pair with
@@ -25,7 +27,8 @@
 // records, in particle order, then every particle's kind-4 records. The truncation evaluates each
 // pair once, whatever its order, so it reads no records of the kinds that repeat a pair for the
 // gather (0..2, 5), and a warp's lanes mostly take the same one of the two pair tests. Their
-// offsets are two more scans, of the per-particle counts of each kind.
+// offsets come from the same scan as the records': the per-particle counts of each kind follow
+// the record counts in one buffer, so one scan (two CUB launches) places all three.
 #pragma once
 
 #include "kernels/list_gate.h"
@@ -100,13 +103,36 @@ struct ParticleContactLists {
   }
 };
 
-/// Where write_particle_self_contacts puts the truncation pairs (null `pairs`: it writes none).
-/// vertexTriangleOffsets / edgeEdgeOffsets: exclusive scans of the per-particle counts of kinds
-/// 3 and 4 (numParticles + 1 each); the kind-4 pairs start after all kind-3 ones.
-struct TruncationPairsOut {
-  const int* __restrict__ vertexTriangleOffsets = nullptr;
-  const int* __restrict__ edgeEdgeOffsets = nullptr;
+/// The detector's one exclusive scan of three runs of numParticles + 1 counts, each run's last
+/// count 0: every particle's records, then its kind-3 pairs, then its kind-4 pairs (the
+/// truncation's; the kind-4 ones of the edges whose first endpoint it is). The records' run of v
+/// is [scan[v], scan[v + 1]). The pairs are numbered from the records' total R = scan[n] on,
+/// the kind-3 ones first, taken mod 2^32 (unsigned subtraction): every pair is also a record of
+/// its vertex or first endpoint, so their number is at most R, and exact whenever R did not wrap
+/// (R >= 0).
+struct ParticleContactOffsets {
+  const int* __restrict__ scan = nullptr;  // (3 (numParticles + 1))
   int numParticles = 0;
+
+  /// R: the records' total; negative where the scan wrapped 2^31 within the records.
+  WEFT_HD int records() const { return scan[numParticles]; }
+  /// Where v's kind-3 pairs start (v = numParticles: their number).
+  WEFT_HD int vertexTrianglePair(int v) const { return pairIndex(numParticles + 1 + v); }
+  /// Where v's kind-4 pairs start, after every kind-3 one (v = numParticles: all pairs).
+  WEFT_HD int edgeEdgePair(int v) const { return pairIndex(2 * (numParticles + 1) + v); }
+  WEFT_HD int vertexTrianglePairs() const { return vertexTrianglePair(numParticles); }
+  WEFT_HD int pairs() const { return edgeEdgePair(numParticles); }
+
+ private:
+  WEFT_HD int pairIndex(int k) const {
+    return static_cast<int>(static_cast<unsigned>(scan[k]) -
+                            static_cast<unsigned>(scan[numParticles]));
+  }
+};
+
+/// Where write_particle_self_contacts puts the truncation pairs (null `pairs`: it writes none).
+struct TruncationPairsOut {
+  ParticleContactOffsets offsets;
   ContactRecord* __restrict__ pairs = nullptr;  // (slots) out
   long long slots = 0;
 };
@@ -121,23 +147,24 @@ WEFT_HD inline bool recordRunFits(long long first, long long end, long long slot
 struct CountParticleSelfContacts {
   static constexpr KernelId kId = KernelId::count_particle_self_contacts;
   ParticleContactLists lists;
-  int* __restrict__ totals;  // (numParticles) out
-  ListGate gate = {};        // kept lists: only worlds whose lists are built again
-  // (numParticles each) out: v's records of kinds 3 and 4 (the truncation pairs)
-  int* __restrict__ vertexTriangleTotals;
-  int* __restrict__ edgeEdgeTotals;
+  // (3 (numParticles + 1)) out: v's records, its kind-3 and its kind-4 records (the truncation
+  // pairs) at v, numParticles + 1 + v and 2 (numParticles + 1) + v (ParticleContactOffsets)
+  int* __restrict__ totals;
+  int numParticles;
+  ListGate gate = {};  // kept lists: only worlds whose lists are built again
   WEFT_HD void operator()(int v) const {
     if (!gate.builds(v)) return;
+    const int run = numParticles + 1;
     totals[v] = lists.count(v);
-    vertexTriangleTotals[v] = ParticleContactLists::stored(lists.vertexTriangles, v);
-    edgeEdgeTotals[v] = lists.firstEndpointEdgePairs(v);
+    totals[run + v] = ParticleContactLists::stored(lists.vertexTriangles, v);
+    totals[2 * run + v] = lists.firstEndpointEdgePairs(v);
   }
 };
 
 struct WriteParticleSelfContacts {
   static constexpr KernelId kId = KernelId::write_particle_self_contacts;
   ParticleContactLists lists;
-  const int* __restrict__ offsets;      // (numParticles + 1) exclusive scan of the totals
+  const int* __restrict__ offsets;      // (numParticles + 1) the records' runs (their scan)
   ContactRecord* __restrict__ records;  // (recordSlots) out
   long long recordSlots;
   ContactStatus* __restrict__ status;  // raises recordsWrapped where a scan wrapped
@@ -154,16 +181,15 @@ struct WriteParticleSelfContacts {
     ContactRecord* out = records + offsets[v];
     ContactRecord *vertexTriangle = nullptr, *edgeEdge = nullptr;  // v's truncation pairs
     if (const TruncationPairsOut& t = truncation; t.pairs) {
-      const long long edgeEdgeStart = t.vertexTriangleOffsets[t.numParticles];
-      if (edgeEdgeStart < 0 ||
-          !recordRunFits(t.vertexTriangleOffsets[v], t.vertexTriangleOffsets[v + 1], t.slots) ||
-          !recordRunFits(t.edgeEdgeOffsets[v], t.edgeEdgeOffsets[v + 1], t.slots) ||
-          edgeEdgeStart + t.edgeEdgeOffsets[v + 1] > t.slots) {
+      const ParticleContactOffsets& o = t.offsets;
+      if (o.records() < 0 ||
+          !recordRunFits(o.vertexTrianglePair(v), o.vertexTrianglePair(v + 1), t.slots) ||
+          !recordRunFits(o.edgeEdgePair(v), o.edgeEdgePair(v + 1), t.slots)) {
         atomicMaxInt(&status->recordsWrapped, 1);
         return;
       }
-      vertexTriangle = t.pairs + t.vertexTriangleOffsets[v];
-      edgeEdge = t.pairs + edgeEdgeStart + t.edgeEdgeOffsets[v];
+      vertexTriangle = t.pairs + o.vertexTrianglePair(v);
+      edgeEdge = t.pairs + o.edgeEdgePair(v);
     }
     lists.forEach(v, [&](const ContactRecord& r) {
       *out++ = r;

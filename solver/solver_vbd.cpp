@@ -228,13 +228,12 @@ void SolverVBD::applyTruncation(State& state, Scratch& scratch) const {
   const int threads = int(std::min<long long>(
       static_cast<long long>(kTruncationThreadsPerParticle) * model_.numParticles,
       kMaxTruncationThreads));
-  launch(
-      device_, threads,
-      ApplyPlanarTruncationByRecord{
-          threads, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
-          scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
-          detector.truncationVertexTrianglePairs(), detector.truncationEdgeEdgePairs(),
-          detector.truncationPairs(), detector.truncationPairSlots(), scratch.truncation.data()});
+  launch(device_, threads,
+         ApplyPlanarTruncationByRecord{
+             threads, sc.relaxation, sc.edgeParallelEpsilon, scratch.anchors.data(),
+             scratch.displacements.data(), model_.triangles.data(), model_.edges.data(),
+             detector.particleContactOffsets(), detector.truncationPairs(),
+             detector.truncationPairSlots(), scratch.truncation.data()});
   // The isotropic clamp keeps pairs that were farther apart than the margin (so undetected)
   // from closing that gap within one detection window.
   launch(device_, model_.numParticles,

@@ -361,11 +361,15 @@ void expectRecordsInGatherOrder(const Device& device) {
                         records.size() * sizeof(ContactRecord));
   ASSERT_EQ(offsets[0], 0);
   // The truncation's pairs: every particle's kind-3 records, then every particle's kind-4 ones.
-  int pairCounts[2];
-  detail::downloadBytes(device, &pairCounts[0], f.detector->truncationVertexTrianglePairs(),
-                        sizeof(int));
-  detail::downloadBytes(device, &pairCounts[1], f.detector->truncationEdgeEdgePairs(), sizeof(int));
-  std::vector<ContactRecord> pairs(size_t(pairCounts[0] + pairCounts[1]));
+  // Their counts come from the one scan of records, kind-3 and kind-4 counts, read on the host.
+  std::vector<int> scan(3 * (size_t(n) + 1));
+  detail::downloadBytes(device, scan.data(), f.detector->particleContactOffsets().scan,
+                        scan.size() * sizeof(int));
+  const ParticleContactOffsets scanned{scan.data(), n};
+  ASSERT_EQ(scanned.records(), offsets[size_t(n)]);
+  const int pairCounts[2] = {scanned.vertexTrianglePairs(),
+                             scanned.pairs() - scanned.vertexTrianglePairs()};
+  std::vector<ContactRecord> pairs(size_t(scanned.pairs()));
   detail::downloadBytes(device, pairs.data(), f.detector->truncationPairs(),
                         pairs.size() * sizeof(ContactRecord));
   std::vector<std::array<int, 3>> expectedPairs[2];  // kind 3, kind 4: (kind, id, partner)
@@ -458,9 +462,8 @@ void expectTruncationOverEveryListPair(const Device& device) {
     launch(device, threads,
            ApplyPlanarTruncationByRecord{
                threads, relaxation, parallelEpsilon, f.current.data(), dx.data(),
-               f.triangles.data(), f.edges.data(), f.detector->truncationVertexTrianglePairs(),
-               f.detector->truncationEdgeEdgePairs(), f.detector->truncationPairs(),
-               f.detector->truncationPairSlots(), factors.data()});
+               f.triangles.data(), f.edges.data(), f.detector->particleContactOffsets(),
+               f.detector->truncationPairs(), f.detector->truncationPairSlots(), factors.data()});
     const std::vector<float> got = factors.download();
     for (int v = 0; v < n; ++v)
       ASSERT_EQ(std::bit_cast<int>(got[size_t(v)]), std::bit_cast<int>(expected[size_t(v)]))
@@ -527,16 +530,34 @@ void expectWrappedRecordsStopTheRun(const Device& device) {
           << "record " << k << " written from a wrapped offset";
   }
 
-  // The truncation reads nothing from a wrapped pair count.
-  const DeviceBuffer<int> negative(device, std::vector<int>{-5});
-  DeviceBuffer<float> factors(device, std::vector<float>(size_t(n), 1.0f));
-  const DeviceBuffer<Vec3> far(device, std::vector<Vec3>(size_t(n), Vec3{1.0f, 1.0f, 1.0f}));
-  launch(device, 64,
-         ApplyPlanarTruncationByRecord{
-             64, 0.85f, 1e-5f, f.current.data(), far.data(), f.triangles.data(), f.edges.data(),
-             negative.data(), f.detector->truncationEdgeEdgePairs(), f.detector->truncationPairs(),
-             f.detector->truncationPairSlots(), factors.data()});
-  for (float t : factors.download()) ASSERT_EQ(t, 1.0f);
+  // The truncation reads nothing from a wrapped records' total, nor from more pairs than fit.
+  std::vector<int> scan(3 * (size_t(n) + 1));
+  detail::downloadBytes(device, scan.data(), f.detector->particleContactOffsets().scan,
+                        scan.size() * sizeof(int));
+  // Displacements of up to twice the margin (as above), so that the whole scan truncates.
+  std::mt19937 rng(sheet.seed + 1);
+  std::uniform_real_distribution<float> step(-0.12f, 0.12f);
+  std::vector<Vec3> displacements(static_cast<size_t>(n));
+  for (Vec3& dx : displacements) dx = {step(rng), step(rng), step(rng)};
+  const DeviceBuffer<Vec3> dx(device, displacements);
+  const auto truncates = [&](const std::vector<int>& counts) {
+    const DeviceBuffer<int> deviceCounts(device, counts);
+    DeviceBuffer<float> factors(device, std::vector<float>(size_t(n), 1.0f));
+    launch(device, 64,
+           ApplyPlanarTruncationByRecord{
+               64, 0.85f, 1e-5f, f.current.data(), dx.data(), f.triangles.data(), f.edges.data(),
+               ParticleContactOffsets{deviceCounts.data(), n}, f.detector->truncationPairs(),
+               f.detector->truncationPairSlots(), factors.data()});
+    const std::vector<float> got = factors.download();
+    return std::any_of(got.begin(), got.end(), [](float t) { return t < 1.0f; });
+  };
+  ASSERT_TRUE(truncates(scan)) << "the displacements should truncate some pair";
+  std::vector<int> wrappedTotal = scan;
+  wrappedTotal[size_t(n)] = -5;
+  EXPECT_FALSE(truncates(wrappedTotal)) << "pairs read from a wrapped records' total";
+  std::vector<int> tooMany = scan;
+  tooMany.back() = static_cast<int>(scan[size_t(n)] + f.detector->truncationPairSlots() + 1);
+  EXPECT_FALSE(truncates(tooMany)) << "pairs read past the pairs' buffer";
 
   // The host stops the run.
   ContactStatus raised = f.detector->readStatus();
