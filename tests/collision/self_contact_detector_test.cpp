@@ -339,6 +339,26 @@ struct DetectedSheet {
   Lists vt, ee;
 };
 
+// The detector's one scan of record and truncation-pair counts (ParticleContactOffsets), on the
+// host.
+std::vector<int> downloadParticleScan(const Device& device, const SelfContactDetector& detector,
+                                      int numParticles) {
+  std::vector<int> scan(3 * (size_t(numParticles) + 1));
+  detail::downloadBytes(device, scan.data(), detector.particleContactOffsets().scan,
+                        scan.size() * sizeof(int));
+  return scan;
+}
+
+// Random displacements of up to twice the test sheet's margin, so that many of its pairs
+// truncate and many do not.
+std::vector<Vec3> sheetDisplacements(unsigned seed, int numParticles) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> step(-0.12f, 0.12f);
+  std::vector<Vec3> displacements(static_cast<size_t>(numParticles));
+  for (Vec3& dx : displacements) dx = {step(rng), step(rng), step(rng)};
+  return displacements;
+}
+
 // The per-particle records list every pair of each particle, in gather order: its own
 // vertex–triangle list (kind 3), its triangles' vertex lists (kind = its corner), the edge–edge
 // lists of the edges it is an endpoint of (kind 4 + endpoint), rebuilt here from the lists. The
@@ -362,9 +382,7 @@ void expectRecordsInGatherOrder(const Device& device) {
   ASSERT_EQ(offsets[0], 0);
   // The truncation's pairs: every particle's kind-3 records, then every particle's kind-4 ones.
   // Their counts come from the one scan of records, kind-3 and kind-4 counts, read on the host.
-  std::vector<int> scan(3 * (size_t(n) + 1));
-  detail::downloadBytes(device, scan.data(), f.detector->particleContactOffsets().scan,
-                        scan.size() * sizeof(int));
+  const std::vector<int> scan = downloadParticleScan(device, *f.detector, n);
   const ParticleContactOffsets scanned{scan.data(), n};
   ASSERT_EQ(scanned.records(), offsets[size_t(n)]);
   const int pairCounts[2] = {scanned.vertexTrianglePairs(),
@@ -432,11 +450,7 @@ void expectTruncationOverEveryListPair(const Device& device) {
   const int n = d.numParticles();
   const Lists& vt = sheet.vt;
   const Lists& ee = sheet.ee;
-  // Displacements of up to twice the margin, so that many pairs truncate and many do not.
-  std::mt19937 rng(sheet.seed + 1);
-  std::uniform_real_distribution<float> step(-0.12f, 0.12f);
-  std::vector<Vec3> displacements(static_cast<size_t>(n));
-  for (Vec3& dx : displacements) dx = {step(rng), step(rng), step(rng)};
+  const std::vector<Vec3> displacements = sheetDisplacements(sheet.seed + 1, n);
   const float relaxation = 0.85f, parallelEpsilon = 1e-5f;
   std::vector<float> expected(static_cast<size_t>(n), 1.0f);
   for (int v = 0; v < n; ++v)
@@ -531,15 +545,9 @@ void expectWrappedRecordsStopTheRun(const Device& device) {
   }
 
   // The truncation reads nothing from a wrapped records' total, nor from more pairs than fit.
-  std::vector<int> scan(3 * (size_t(n) + 1));
-  detail::downloadBytes(device, scan.data(), f.detector->particleContactOffsets().scan,
-                        scan.size() * sizeof(int));
-  // Displacements of up to twice the margin (as above), so that the whole scan truncates.
-  std::mt19937 rng(sheet.seed + 1);
-  std::uniform_real_distribution<float> step(-0.12f, 0.12f);
-  std::vector<Vec3> displacements(static_cast<size_t>(n));
-  for (Vec3& dx : displacements) dx = {step(rng), step(rng), step(rng)};
-  const DeviceBuffer<Vec3> dx(device, displacements);
+  const std::vector<int> scan = downloadParticleScan(device, *f.detector, n);
+  // With the detector's own scan these displacements truncate some vertex (asserted below).
+  const DeviceBuffer<Vec3> dx(device, sheetDisplacements(sheet.seed + 1, n));
   const auto truncates = [&](const std::vector<int>& counts) {
     const DeviceBuffer<int> deviceCounts(device, counts);
     DeviceBuffer<float> factors(device, std::vector<float>(size_t(n), 1.0f));
