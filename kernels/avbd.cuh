@@ -230,14 +230,49 @@ struct StepBodyBodyContactC0Lambda {
 struct GatherContactEnds {
   RigidContactsView contacts;
   RigidContactEnd* __restrict__ ends;  // (2 x row capacity) out
+  const int* __restrict__ bodyColor;   // (numBodies)
 
   WEFT_HD void operator()(int b) const {
     for (int e = contacts.bodyOffsets[b]; e < contacts.bodyOffsets[b + 1]; ++e) {
       const int r = contacts.bodyRows[e];
-      ends[e] = contactEnd(contacts.rows[r], r);
+      RigidContactEnd end = contactEnd(contacts.rows[r], r);
+      const int other = end.body1 == b ? end.body0 : end.body1;
+      end.partnerFirst = other >= 0 && bodyColor[other] < bodyColor[b] ? 1 : 0;
+      ends[e] = end;
     }
   }
 };
+
+/// Entry e of the bodies' row lists, loaded with the streaming cache operator on CUDA
+/// (ld.global.cs: its lines are the first evicted, in L1 and in L2). A body solve reads each
+/// entry once per iteration, and at 1024 twist worlds a color's entries are more than L2 holds,
+/// so they need not push out what the next launches read again: the row states (read by both
+/// ends' colors and the dual step), the joints, the poses (docs/PERFORMANCE.md, "Contact
+/// entries streamed; the partner's iterate named by its entry"). The same values, so the same
+/// bits.
+WEFT_HD WEFT_FORCEINLINE RigidContactEnd loadContactEnd(const RigidContactEnd* __restrict__ ends,
+                                                        int e) {
+#if WEFT_DEVICE_PASS
+  static_assert(sizeof(RigidContactEnd) == 5 * sizeof(float4));
+  const float4* q = reinterpret_cast<const float4*>(ends + e);
+  const float4 a = __ldcs(q), b = __ldcs(q + 1), c = __ldcs(q + 2), d = __ldcs(q + 3),
+               f = __ldcs(q + 4);
+  RigidContactEnd end;
+  end.row = __float_as_int(a.x);
+  end.body0 = __float_as_int(a.y);
+  end.body1 = __float_as_int(a.z);
+  end.margin = a.w;
+  end.point0 = {b.x, b.y, b.z};
+  end.point1 = {b.w, c.x, c.y};
+  end.anchor0 = {c.z, c.w, d.x};
+  end.anchor1 = {d.y, d.z, d.w};
+  end.normal = {f.x, f.y, f.z};
+  end.partnerFirst = __float_as_int(f.w);
+  return end;
+#else
+  return ends[e];
+#endif
+}
 
 /// A8, per body.
 struct ForwardStepRigidBodies {
@@ -575,13 +610,17 @@ struct SolveRigidBodyTileT {
       const Transform ownPose = poses.previous[b];
       const Vec3 ownCom = bodies.com[b];
       for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
-        const RigidContactEnd c = contactEnds[e];
+        const RigidContactEnd c = loadContactEnd(contactEnds, e);
         const int r = c.row;
         RigidContactState state = contactState[r];
         state.lambda = contactLambda(r, state);
         const bool one = c.body1 == b;
         const int other = one ? c.body0 : c.body1;
-        const Transform otherPose = poses(other);
+        // The partner's iterate: this iteration's where its color comes first (its entry says
+        // so, GatherContactEnds), else the one the iteration started from; its color is not
+        // loaded on the way (IteratePoses would).
+        const Transform otherPose =
+            other >= 0 ? (c.partnerFirst ? poses.updated : poses.previous)[other] : Transform{};
         const Vec3 otherCom = other >= 0 ? bodies.com[other] : Vec3{};
         // Selected, not indexed by `one`: a run-time index would put the frames in local memory.
         ContactBodyFrames f;
@@ -596,7 +635,7 @@ struct SolveRigidBodyTileT {
       // spills more with the own frame held (and runs only models without contacts).
       const OwnPoseFirst ownPoseFirst{poses, b};
       for (int e = contacts.bodyOffsets[b] + run; e < end; e += runs) {
-        const RigidContactEnd c = contactEnds[e];
+        const RigidContactEnd c = loadContactEnd(contactEnds, e);
         const int r = c.row;
         RigidContactState state = contactState[r];
         state.lambda = contactLambda(r, state);

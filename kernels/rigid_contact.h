@@ -43,11 +43,14 @@ struct RigidContact {
 /// What the body solve reads of a row, gathered per entry of the bodies' row lists at each
 /// detection (kernels/avbd.cuh, GatherContactEnds): the row index (for its state), the two bodies,
 /// the skeleton points, the anchors (skeleton point + offset, summed once here), the normal and
-/// the summed margins. A body's entries lie one after another, so its lane reads them as a stream
-/// instead of looking up a row per entry, and the poses of the row's bodies can be loaded as soon
-/// as the entry arrives. The same values as the row's, so the same bits (contactPoints and
-/// rigidContactPenetration below add the offsets and margins in the same order). 80 bytes,
-/// aligned to 16, so a lane loads an entry in five 16-byte loads.
+/// the summed margins, and, in the last word, whether the partner's color comes before the body
+/// whose list holds the entry (so that the body solve reads the partner's pose from this
+/// iteration's iterates without loading its color first). A body's entries lie one after
+/// another, so its lane reads them as a stream instead of looking up a row per entry, and the
+/// poses of the row's bodies can be loaded as soon as the entry arrives. The same values as the
+/// row's, so the same bits (contactPoints and rigidContactPenetration below add the offsets and
+/// margins in the same order). 80 bytes, aligned to 16, so a lane loads an entry in five 16-byte
+/// loads.
 struct alignas(16) RigidContactEnd {
   int row = -1;
   int body0 = -1, body1 = -1;
@@ -55,7 +58,8 @@ struct alignas(16) RigidContactEnd {
   Vec3 point0, point1;    // skeleton points, body frame (world if static) [m]
   Vec3 anchor0, anchor1;  // point + offset [m]
   Vec3 normal;            // world, unit, shape0 → shape1
-  float padding = 0.0f;   // to the 16-byte alignment
+  int partnerFirst =
+      0;  // 1: the partner's color comes before the solved body's (GatherContactEnds)
 };
 static_assert(sizeof(RigidContactEnd) == 80);
 

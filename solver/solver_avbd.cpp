@@ -187,7 +187,7 @@ void SolverAVBD::beginStep(RigidState& state, RigidScratch& scratch, bool fresh,
                                            h,
                                            options_.gamma};
   k.rowSlots = scratch.rowCapacity;
-  k.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data()};
+  k.ends = GatherContactEnds{detector->view(), scratch.contactEnds.data(), model_.bodyColor.data()};
   k.gatherBodies = fresh ? model_.numBodies : 0;
   const int others = std::max({k.stepBodies, k.gatherBodies, k.numJoints});
   k.rowStride = rowSlotStride(k.rowSlots, others, options_.rowSlotItems);

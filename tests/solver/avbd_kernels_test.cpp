@@ -130,7 +130,11 @@ struct ChainWithContacts {
     }
     count = int(rows.size());
     contacts = {count, rows.data(), &count, offsets.data(), entries.data()};
-    for (const int r : entries) ends.push_back(contactEnd(rows[size_t(r)], r));
+    // The entries as the begin step gathers them: the rows' values and whether each partner's
+    // color comes first.
+    ends.resize(entries.size());
+    const GatherContactEnds gather{contacts, ends.data(), model.bodyColor.data()};
+    for (int b = 0; b < n; ++b) gather(b);
   }
   ChainWithContacts(const ChainWithContacts&) = delete;
   ChainWithContacts& operator=(const ChainWithContacts&) = delete;

@@ -650,15 +650,27 @@ void expectGatheredEntriesAreTheRows(const Device& device) {
   const std::vector<RigidContactEnd> ends = scratch.contactEnds.download();
   ASSERT_GE(ends.size(), size_t(entries));
   const auto bits = [](const RigidContactEnd& e) {
-    // Every member but the padding.
-    std::vector<unsigned char> b(offsetof(RigidContactEnd, padding));
+    // Every member the row gives (all but partnerFirst, checked below).
+    std::vector<unsigned char> b(offsetof(RigidContactEnd, partnerFirst));
     std::memcpy(b.data(), &e, b.size());
     return b;
   };
-  for (int e = 0; e < entries; ++e) {
-    const int r = list[size_t(e)];
-    ASSERT_EQ(bits(ends[size_t(e)]), bits(contactEnd(rows[size_t(r)], r))) << "entry " << e;
-  }
+  // partnerFirst: whether the partner's color comes before the listing body's, which is where
+  // the body solve reads its pose from this iteration's iterates instead of the previous ones.
+  const std::vector<int> color = sim.rigid().model().bodyColor.download();
+  int first = 0, later = 0;
+  for (int b = 0; b < bodies; ++b)
+    for (int e = offsets[size_t(b)]; e < offsets[size_t(b) + 1]; ++e) {
+      const int r = list[size_t(e)];
+      ASSERT_EQ(bits(ends[size_t(e)]), bits(contactEnd(rows[size_t(r)], r))) << "entry " << e;
+      const RigidContact& c = rows[size_t(r)];
+      const int other = c.body1 == b ? c.body0 : c.body1;
+      const bool partnerFirst = other >= 0 && color[size_t(other)] < color[size_t(b)];
+      ASSERT_EQ(ends[size_t(e)].partnerFirst, partnerFirst ? 1 : 0) << "entry " << e;
+      (partnerFirst ? first : later) += 1;
+    }
+  EXPECT_GT(first, 0) << "no entry has a partner of an earlier color";
+  EXPECT_GT(later, 0) << "every entry has a partner of an earlier color";
 }
 
 TEST(SolverAvbd, GatheredContactEntriesAreTheDetectionsRows) {
